@@ -1,0 +1,51 @@
+//! The one door through which every atomic, fence and spin hint in `spanring-core` passes.
+//!
+//! Normally backed by [`portable_atomic`] (real atomics where the target has them, and the
+//! user-selected fallback — `critical-section` or `unsafe-assume-single-core` — where it does
+//! not). Under `--cfg spanring_loom` it is backed by [`loom`](https://docs.rs/loom), so the
+//! concurrency protocols can be model-checked without touching their code. The cfg is specific
+//! to this crate on purpose: a bare `--cfg loom` would also switch every dependency that looks
+//! at `cfg(loom)`.
+//!
+//! The types are re-exported publicly because [`AtomicBitset`](crate::AtomicBitset) can run
+//! over caller-provided `&[AtomicUsize]` storage.
+//!
+//! ```
+//! use spanring_core::sync::{AtomicUsize, Ordering};
+//! let words = [AtomicUsize::new(0), AtomicUsize::new(0)];
+//! words[0].store(1, Ordering::Relaxed);
+//! assert_eq!(words[0].load(Ordering::Relaxed), 1);
+//! ```
+
+#[cfg(not(spanring_loom))]
+pub use portable_atomic::{fence, AtomicBool, AtomicUsize, Ordering};
+
+#[cfg(spanring_loom)]
+pub use loom::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
+
+/// A hint to the CPU that we are busy-waiting (or a loom yield under the model checker, so
+/// that spinning loops explore other threads instead of spinning forever).
+#[inline]
+pub fn spin_loop() {
+    #[cfg(not(spanring_loom))]
+    #[allow(clippy::disallowed_methods)]
+    core::hint::spin_loop();
+    #[cfg(spanring_loom)]
+    loom::thread::yield_now();
+}
+
+/// Creates an `AtomicUsize` in a `const` context where the backend allows it.
+///
+/// loom's atomics cannot be built in `const` context; portable-atomic's can. Constructors that
+/// must be `const` for `static` rings are written with this macro so that the loom build still
+/// compiles (as non-const functions).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __maybe_const_fn {
+    ($(#[$m:meta])* $vis:vis fn $($rest:tt)*) => {
+        #[cfg(not(spanring_loom))]
+        $(#[$m])* $vis const fn $($rest)*
+        #[cfg(spanring_loom)]
+        $(#[$m])* $vis fn $($rest)*
+    };
+}

@@ -1,0 +1,11 @@
+//! # spanring
+//!
+//! The facade: re-exports [`spanring_core`] always and `spanring_std` under the `std` feature.
+#![no_std]
+#![warn(missing_docs)]
+
+pub use spanring_core::*;
+
+/// The std layer (double-mapped memory, thread-based waiting, owned buffers).
+#[cfg(feature = "std")]
+pub use spanring_std as std_ext;
