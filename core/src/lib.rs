@@ -21,3 +21,6 @@ mod wait;
 pub use cache_padded::CachePadded;
 pub use storage::{InlineStorage, Storage};
 pub use wait::{Backoff, BusySpin, WaitStrategy, WaitTimeout};
+
+mod bitset;
+pub use bitset::{words_for, AtomicBitset, BitsetError};
