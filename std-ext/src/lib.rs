@@ -1,7 +1,40 @@
 //! # spanring-std
 //!
 //! The std layer of spanring: double-mapped memory, thread-based waiting, owned buffers.
+//!
+//! - Memory: [`DoubleMapped`] (POSIX: every span contiguous, see its capacity rule) and
+//!   [`HeapStorage`] (portable owned slots). Both implement core's `Storage`.
+//! - Waiting: [`YieldWait`], [`SleepWait`] and [`BlockingWait`] (parks threads; on Linux a futex,
+//!   [`FutexWait`], elsewhere [`CondvarWait`]). All implement core's `WaitStrategy` and
+//!   `WaitTimeout`.
+//!
+//! ```
+//! use std::time::Duration;
+//! use spanring_std::{BlockingWait, DoubleMapped};
+//! use spanring_std::core_api::{Storage, WaitStrategy, WaitTimeout};
+//!
+//! let memory = DoubleMapped::<f32>::new(4096)?;
+//! assert!(memory.capacity() >= 4096);
+//!
+//! let wait = BlockingWait::new();
+//! wait.notify_all(); // nobody waits: no syscall
+//! assert!(!wait.wait_until_timeout(&mut || false, Duration::from_millis(1)));
+//! # Ok::<(), spanring_std::MapError>(())
+//! ```
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub use spanring_core as core_api;
+
+mod heap;
+#[cfg(unix)]
+mod mmap;
+mod sync;
+mod wait;
+
+pub use heap::{EmptyStorage, HeapStorage};
+#[cfg(unix)]
+pub use mmap::{DoubleMapped, MapError, MapStep, Zeroable};
+pub use wait::{BlockingWait, CondvarWait, SleepWait, YieldWait};
+#[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
+pub use wait::FutexWait;

@@ -1,0 +1,112 @@
+//! [`HeapStorage`]: ring slots in an owned heap allocation, portable to every std target.
+
+use core::fmt;
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+use spanring_core::Storage;
+
+/// Owned ring memory on the heap: a `Box<[T]>` turned into a raw pointer so that the ring may
+/// write through it while only holding `&self` (a `Box` would assert uniqueness on every access).
+/// The items are dropped and the allocation freed when the storage is dropped.
+///
+/// # When to use it
+///
+/// The portable default when the capacity is known only at run time: any `T`, any platform, no
+/// page rounding. Spans that cross the end come in two pieces; use
+/// [`DoubleMapped`](crate::DoubleMapped) when contiguous spans matter. For a fixed capacity
+/// without allocation, core's `InlineStorage` does the same inline.
+///
+/// ```
+/// use spanring_std::HeapStorage;
+/// use spanring_core::Storage;
+/// let slots = HeapStorage::<u64>::with_capacity(100).unwrap();
+/// assert_eq!(slots.capacity(), 100);
+/// assert!(HeapStorage::<u64>::with_capacity(0).is_err());
+/// let from_vec = HeapStorage::new(vec![String::new(); 3]).unwrap();
+/// assert_eq!(from_vec.capacity(), 3);
+/// ```
+pub struct HeapStorage<T> {
+    /// From `Box::into_raw`; reclaimed in `Drop`.
+    ptr: NonNull<T>,
+    len: usize,
+    /// We own `T`s (drop check, auto traits come from the manual impls below).
+    _owns: PhantomData<T>,
+}
+
+/// [`HeapStorage`] was given no items; a ring needs at least one slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EmptyStorage;
+
+impl fmt::Display for EmptyStorage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ring storage needs at least one slot")
+    }
+}
+
+impl std::error::Error for EmptyStorage {}
+
+impl<T> HeapStorage<T> {
+    /// Takes ownership of initialised slots (a `Vec<T>`, `Box<[T]>`, …).
+    ///
+    /// # Errors
+    ///
+    /// [`EmptyStorage`] when there are no items.
+    pub fn new(items: impl Into<Box<[T]>>) -> Result<Self, EmptyStorage> {
+        let items: Box<[T]> = items.into();
+        let len = items.len();
+        if len == 0 {
+            return Err(EmptyStorage);
+        }
+        let raw: *mut [T] = Box::into_raw(items);
+        // SAFETY: `Box::into_raw` never returns null.
+        let ptr = unsafe { NonNull::new_unchecked(raw.cast::<T>()) };
+        Ok(Self { ptr, len, _owns: PhantomData })
+    }
+
+    /// `capacity` slots, each `T::default()`.
+    ///
+    /// # Errors
+    ///
+    /// [`EmptyStorage`] when `capacity == 0`.
+    pub fn with_capacity(capacity: usize) -> Result<Self, EmptyStorage>
+    where
+        T: Default,
+    {
+        Self::new((0..capacity).map(|_| T::default()).collect::<Box<[T]>>())
+    }
+}
+
+impl<T> Drop for HeapStorage<T> {
+    fn drop(&mut self) {
+        let raw = core::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len);
+        // SAFETY: `raw` is exactly the pointer and length `Box::into_raw` gave us in `new`, and it
+        // is reclaimed only here, once; no reference into it outlives `self`.
+        drop(unsafe { Box::from_raw(raw) });
+    }
+}
+
+impl<T> fmt::Debug for HeapStorage<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HeapStorage").field("capacity", &self.len).finish_non_exhaustive()
+    }
+}
+
+// SAFETY: the pointer comes from a live `Box<[T]>` of `len > 0` initialised, aligned items that
+// only this value owns; neither it nor `len` changes until drop, and the heap address does not
+// move when the `HeapStorage` moves.
+unsafe impl<T> Storage for HeapStorage<T> {
+    type Item = T;
+    fn as_mut_ptr(&self) -> *mut T {
+        self.ptr.as_ptr()
+    }
+    fn capacity(&self) -> usize {
+        self.len
+    }
+}
+
+// SAFETY: a `HeapStorage<T>` owns its `T`s like a `Box<[T]>`, which is `Send` iff `T: Send`.
+unsafe impl<T: Send> Send for HeapStorage<T> {}
+// SAFETY: `&HeapStorage` hands out only the raw pointer; the ring's protocol arbitrates access
+// and moves items between threads, which needs `T: Send` (same rule as core's InlineStorage).
+unsafe impl<T: Send> Sync for HeapStorage<T> {}

@@ -1,0 +1,182 @@
+//! [`DoubleMapped`]: ring memory mapped twice back to back, so every span — even one that wraps
+//! past the end — is one contiguous slice.
+
+mod capacity;
+mod error;
+mod mapping;
+mod memory_object;
+mod zeroable;
+
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+use spanring_core::{DoubleMappedStorage, Storage};
+
+pub use error::{MapError, MapStep};
+pub use zeroable::Zeroable;
+
+use mapping::Region;
+
+/// `capacity()` items of `T`, mapped twice in a row: element `i + capacity()` is the same memory
+/// as element `i`, so a ring over it hands out every span as one slice, wrap or not.
+///
+/// # Capacity rule
+///
+/// Each half must be a whole number of pages (that is what `mmap` maps) *and* a whole number of
+/// items (so item `capacity()` starts exactly at the second half). The requested count is
+/// therefore rounded **up** to the smallest count whose byte size is a multiple of
+/// `lcm(page_size, size_of::<T>())`. With 4 KiB pages:
+///
+/// | `T`                 | requested | `capacity()` | bytes per half |
+/// |---------------------|-----------|--------------|----------------|
+/// | `u8`                | 1         | 4096         | 4096           |
+/// | `u32`               | 1000      | 1024         | 4096           |
+/// | `u32`               | 1025      | 2048         | 8192           |
+/// | `[u8; 3]`           | 1         | 4096         | 12288 (lcm)    |
+/// | 24-byte struct      | 100       | 512          | 12288 (lcm)    |
+/// | 4096-byte struct    | 3         | 3            | 12288          |
+///
+/// The page size is asked from the OS (`sysconf(_SC_PAGESIZE)`), never assumed: on a 16 KiB-page
+/// system every figure above is 4× larger.
+///
+/// # Memory and `T`
+///
+/// The memory starts zeroed, so `T` must be [`Zeroable`]; `T: Copy` because the slots are never
+/// dropped (unmapping simply discards them), which is right only for types without `Drop`.
+///
+/// # When to use it
+///
+/// Over [`HeapStorage`](crate::HeapStorage) when readers and writers want contiguous slices of
+/// arbitrary length (DSP blocks, parsers, `write_all`), and the buffer is at least a few pages.
+/// It costs two mappings (one VMA pair), a memory object, and rounding to whole pages; it needs a
+/// POSIX system with `mmap`.
+///
+/// # Errors
+///
+/// Every failure is a [`MapError`]; nothing leaks on any of them.
+///
+/// ```
+/// use spanring_std::DoubleMapped;
+/// use spanring_core::Storage;
+///
+/// let buf = DoubleMapped::<u32>::new(1000)?;
+/// let cap = buf.capacity();
+/// assert!(cap >= 1000);
+/// let p = buf.as_mut_ptr();
+/// // SAFETY (example): p is valid for 2 * cap items and nobody else uses `buf`.
+/// unsafe {
+///     p.add(cap + 5).write(7); // write through the second mapping...
+///     assert_eq!(p.add(5).read(), 7); // ...and read it through the first.
+/// }
+/// # Ok::<(), spanring_std::MapError>(())
+/// ```
+pub struct DoubleMapped<T> {
+    /// Both halves; unmapped on drop.
+    region: Region,
+    /// Items per half.
+    capacity: usize,
+    _items: PhantomData<T>,
+}
+
+impl<T: Copy + Zeroable> DoubleMapped<T> {
+    /// Maps at least `min_capacity` zeroed items twice (see the capacity rule on the type).
+    ///
+    /// # Errors
+    ///
+    /// [`MapError::ZeroSizedItem`], [`MapError::ZeroCapacity`], [`MapError::TooLarge`] for sizes
+    /// that overflow, [`MapError::AlignmentTooLarge`], and [`MapError::Os`] /
+    /// [`MapError::WrongAddress`] / [`MapError::AliasingCheckFailed`] when the OS refuses or
+    /// misbehaves.
+    pub fn new(min_capacity: usize) -> Result<Self, MapError> {
+        let page_size = mapping::page_size()?;
+        if core::mem::align_of::<T>() > page_size {
+            return Err(MapError::AlignmentTooLarge {
+                align: core::mem::align_of::<T>(),
+                page_size,
+            });
+        }
+        let rounded = capacity::round_capacity(min_capacity, core::mem::size_of::<T>(), page_size)?;
+        let memory = memory_object::create(rounded.bytes)?;
+        let region = mapping::map_twice(&memory, rounded.bytes)?;
+        // `memory` is closed here: the two mappings keep the object alive until `region` drops.
+        Ok(Self { region, capacity: rounded.items, _items: PhantomData })
+    }
+
+    /// The capacity that [`new`](Self::new) would round `min_capacity` to on this system,
+    /// without mapping anything.
+    ///
+    /// ```
+    /// use spanring_std::DoubleMapped;
+    /// let page = DoubleMapped::<u8>::rounded_capacity(1).unwrap();
+    /// assert!(page.is_power_of_two()); // one page of bytes
+    /// assert_eq!(DoubleMapped::<[u8; 3]>::rounded_capacity(1).unwrap(), page); // 3 pages
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The size errors of [`new`](Self::new).
+    pub fn rounded_capacity(min_capacity: usize) -> Result<usize, MapError> {
+        let page_size = mapping::page_size()?;
+        capacity::round_capacity(min_capacity, core::mem::size_of::<T>(), page_size)
+            .map(|rounded| rounded.items)
+    }
+}
+
+impl<T> DoubleMapped<T> {
+    /// Items per half: element `i + capacity()` aliases element `i`.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// The first half as a slice (exclusive access through `&mut self`).
+    ///
+    /// ```
+    /// let mut buf = spanring_std::DoubleMapped::<u16>::new(10).unwrap();
+    /// assert!(buf.as_mut_slice().iter().all(|&x| x == 0));
+    /// ```
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: the first half holds `capacity` initialised (zeroed or since written,
+        // `T: Zeroable` at construction) and aligned items; `&mut self` excludes every other
+        // access for the slice's lifetime.
+        unsafe { core::slice::from_raw_parts_mut(self.base().as_ptr(), self.capacity) }
+    }
+
+    fn base(&self) -> NonNull<T> {
+        self.region.base().cast()
+    }
+}
+
+impl<T> core::fmt::Debug for DoubleMapped<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DoubleMapped")
+            .field("base", &self.base())
+            .field("capacity", &self.capacity)
+            .finish()
+    }
+}
+
+// SAFETY: `base` is fixed for the value's life (the region never moves, even if the struct
+// does), page-aligned (≥ align_of::<T>(), checked in `new`), valid for 2 * capacity items that
+// are initialised (zeroed memory, `T: Zeroable`) and element `i + capacity` is the same memory as
+// element `i` (two MAP_SHARED mappings of one object, verified in `map_twice`). `capacity` is
+// fixed and non-zero. The memory is private to this value (the object is anonymous/unlinked and
+// its descriptor closed) and reachable from any thread.
+unsafe impl<T> Storage for DoubleMapped<T> {
+    type Item = T;
+    const DOUBLE_MAPPED: bool = true;
+    fn as_mut_ptr(&self) -> *mut T {
+        self.base().as_ptr()
+    }
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+}
+
+// SAFETY: the `Storage` impl above guarantees the double mapping (`DOUBLE_MAPPED == true`).
+unsafe impl<T> DoubleMappedStorage for DoubleMapped<T> {}
+
+// SAFETY: owning the region is owning `capacity` `T`s; sending them needs `T: Send`.
+unsafe impl<T: Send> Send for DoubleMapped<T> {}
+// SAFETY: `&DoubleMapped` exposes only the pointer; the ring that writes through it arbitrates
+// access and moves items across threads, which needs `T: Send` (as for core's InlineStorage).
+unsafe impl<T: Send> Sync for DoubleMapped<T> {}

@@ -1,0 +1,74 @@
+//! Thread-based [`WaitStrategy`](spanring_core::WaitStrategy)s: spin-then-yield
+//! ([`YieldWait`]), spin-yield-sleep ([`SleepWait`]) and parking ([`BlockingWait`]: a futex on
+//! Linux, [`CondvarWait`] elsewhere). All of them also implement
+//! [`WaitTimeout`](spanring_core::WaitTimeout).
+//!
+//! Which one: `BusySpin` (core) for dedicated cores and the lowest latency; [`YieldWait`] when
+//! threads share cores but latency still matters; [`SleepWait`] for background consumers that
+//! may lag by tens of microseconds and should use almost no CPU while idle; [`BlockingWait`]
+//! when threads may idle for long and must cost nothing then, at the price of a syscall on the
+//! wake-up path when somebody actually sleeps.
+
+mod condvar;
+mod deadline;
+#[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
+mod futex;
+mod sleep_wait;
+mod yield_wait;
+
+pub use condvar::CondvarWait;
+#[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
+pub use futex::FutexWait;
+pub use sleep_wait::SleepWait;
+pub use yield_wait::YieldWait;
+
+/// The parking wait strategy: [`FutexWait`] on Linux/Android, [`CondvarWait`] elsewhere (and
+/// under the loom model checker).
+///
+/// Use it when a thread may wait for long: it spins briefly, then sleeps in the kernel until
+/// `notify_all`, which costs one fence and one load when nobody sleeps. On Linux the futex is
+/// chosen over the condvar because it is faster on both the wake path and the idle-notify path
+/// (see `benches/wait.rs` and the numbers in the crate's report).
+///
+/// ```
+/// use std::sync::atomic::{AtomicBool, Ordering};
+/// use std::sync::Arc;
+/// use spanring_std::BlockingWait;
+/// use spanring_std::core_api::WaitStrategy;
+///
+/// let flag = Arc::new(AtomicBool::new(false));
+/// let wait = Arc::new(BlockingWait::new());
+/// let (f, w) = (flag.clone(), wait.clone());
+/// let t = std::thread::spawn(move || {
+///     f.store(true, Ordering::Release); // make the condition true...
+///     w.notify_all(); // ...then wake whoever waits for it
+/// });
+/// wait.wait_until(&mut || flag.load(Ordering::Acquire));
+/// t.join().unwrap();
+/// ```
+#[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
+pub type BlockingWait = FutexWait;
+
+/// The parking wait strategy: [`CondvarWait`] on this platform (a futex on Linux).
+///
+/// ```
+/// use spanring_std::BlockingWait;
+/// use spanring_std::core_api::WaitStrategy;
+/// BlockingWait::new().wait_until(&mut || true);
+/// ```
+#[cfg(not(all(any(target_os = "linux", target_os = "android"), not(spanring_loom))))]
+pub type BlockingWait = CondvarWait;
+
+/// Default number of spin-hint checks every strategy makes before yielding or parking.
+pub(crate) const DEFAULT_SPINS: u32 = 64;
+
+/// Checks `ready` up to `spins` times with a CPU pause hint between checks.
+pub(crate) fn spin_phase(ready: &mut dyn FnMut() -> bool, spins: u32) -> bool {
+    for _ in 0..spins {
+        if ready() {
+            return true;
+        }
+        crate::sync::spin_loop();
+    }
+    false
+}
