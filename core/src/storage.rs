@@ -2,6 +2,7 @@
 
 use core::cell::UnsafeCell;
 use core::marker::PhantomData;
+use core::ptr::NonNull;
 
 /// Memory a ring runs over: `capacity()` initialised `Item`s at `as_mut_ptr()`.
 ///
@@ -19,11 +20,11 @@ use core::marker::PhantomData;
 /// - the memory may be accessed from any thread the storage is sent to or shared with.
 ///
 /// ```
-/// use spanring_core::Storage;
+/// use spanring_core::{SliceStorage, Storage};
 /// let mut memory = [0u8; 16];
-/// let storage: &mut [u8] = &mut memory;
-/// assert_eq!(Storage::capacity(&storage), 16);
-/// assert!(!<&mut [u8] as Storage>::DOUBLE_MAPPED);
+/// let storage = SliceStorage::new(&mut memory);
+/// assert_eq!(storage.capacity(), 16);
+/// assert!(!<SliceStorage<u8> as Storage>::DOUBLE_MAPPED);
 /// ```
 pub unsafe trait Storage {
     /// The slot type.
@@ -36,22 +37,63 @@ pub unsafe trait Storage {
     fn capacity(&self) -> usize;
 }
 
-/// Borrowed caller memory: a stack array, a `static mut`-free `&'static mut [T]` from a cell, a
+/// Borrowed caller memory: a stack array, a `&'static mut [T]` handed out once by a cell, a
 /// DMA region, a `Vec`'s slice.
-// SAFETY: the `&mut` borrow gives the ring exclusive access for 'a; its pointer and length never
-// change; a slice's elements are initialised and aligned. `Send`/`Sync` of the ring follow `T`.
-unsafe impl<T> Storage for &mut [T] {
-    type Item = T;
-    fn as_mut_ptr(&self) -> *mut T {
-        // `&self` of a `&mut [T]`: we only need the address; the ring turns it into references
-        // under its own protocol. `as_ptr` of the reborrowed slice gives the same address with
-        // the provenance of the unique borrow.
-        (**self).as_ptr().cast_mut()
-    }
-    fn capacity(&self) -> usize {
-        self.len()
+///
+/// The pointer is taken from the `&mut` once, at construction, so it keeps the unique borrow's
+/// write permission (a pointer derived later from a shared reborrow could not be written
+/// through: Stacked/Tree Borrows would call that UB).
+///
+/// ```
+/// use spanring_core::{SliceStorage, Storage};
+/// let mut memory = [0u8; 16];
+/// let storage = SliceStorage::new(&mut memory);
+/// assert_eq!(storage.capacity(), 16);
+/// ```
+pub struct SliceStorage<'a, T> {
+    ptr: NonNull<T>,
+    len: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<'a, T> SliceStorage<'a, T> {
+    /// Takes the slice for the lifetime of the ring.
+    pub fn new(slice: &'a mut [T]) -> Self {
+        let len = slice.len();
+        Self { ptr: NonNull::from(slice).cast::<T>(), len, _borrow: PhantomData }
     }
 }
+
+impl<'a, T> From<&'a mut [T]> for SliceStorage<'a, T> {
+    fn from(slice: &'a mut [T]) -> Self {
+        Self::new(slice)
+    }
+}
+
+impl<'a, T, const N: usize> From<&'a mut [T; N]> for SliceStorage<'a, T> {
+    fn from(array: &'a mut [T; N]) -> Self {
+        Self::new(array)
+    }
+}
+
+// SAFETY: `ptr`/`len` come from a `&'a mut [T]` held (as PhantomData) for 'a, so the memory is
+// initialised, aligned, exclusively ours and never moves; neither value ever changes.
+unsafe impl<T> Storage for SliceStorage<'_, T> {
+    type Item = T;
+    fn as_mut_ptr(&self) -> *mut T {
+        self.ptr.as_ptr()
+    }
+    fn capacity(&self) -> usize {
+        self.len
+    }
+}
+
+// SAFETY: a `SliceStorage` is a `&mut [T]` in disguise; `&mut [T]` is `Send` iff `T: Send`.
+unsafe impl<T: Send> Send for SliceStorage<'_, T> {}
+// SAFETY: shared access to the slots is arbitrated by the ring's cursor protocol: a slot is
+// written only by the one writer that claimed it (values move between threads: `T: Send`) and
+// read as `&T` by any number of readers on any threads after publication (`T: Sync`).
+unsafe impl<T: Send + Sync> Sync for SliceStorage<'_, T> {}
 
 /// Slots stored inline, so a ring needs no outside memory at all (a `static` ring).
 ///
@@ -84,8 +126,20 @@ unsafe impl<T, const N: usize> Storage for InlineStorage<T, N> {
     }
 }
 
-// SAFETY: access to the slots is arbitrated by the ring's cursor protocol; moving items between
-// threads needs `T: Send` and that is all a ring does with them (readers get `&T` only while the
-// writer cannot touch those slots; sharing `&T` across threads needs `T: Sync`, required by the
-// ring's own `Sync` impl).
-unsafe impl<T: Send, const N: usize> Sync for InlineStorage<T, N> {}
+// SAFETY: access to the slots is arbitrated by the ring's cursor protocol: a slot is written
+// only by the writer that claimed it (values move between threads: `T: Send`) and read as `&T`
+// by any number of readers on any threads after publication (`T: Sync`).
+unsafe impl<T: Send + Sync, const N: usize> Sync for InlineStorage<T, N> {}
+
+/// Marks storage whose second half aliases the first (`Storage::DOUBLE_MAPPED == true`): every
+/// span over it is one contiguous slice, so spans dereference to `[T]` directly.
+///
+/// # Safety
+///
+/// Implement only for storage whose `DOUBLE_MAPPED` is `true` and which keeps that promise
+/// (elements `i` and `i + capacity()` are the same memory for every `i < capacity()`).
+///
+/// ```
+/// fn contiguous<S: spanring_core::DoubleMappedStorage>(_: &S) {}
+/// ```
+pub unsafe trait DoubleMappedStorage: Storage {}

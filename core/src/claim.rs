@@ -1,0 +1,300 @@
+//! How writers claim slots: [`SingleProducer`] (a plain cursor, no CAS) and
+//! [`MultiProducer`] (a CAS on a shared claim cursor, out-of-order publication tracked in an
+//! [`AtomicBitset`]). Selected by type, so the single-producer ring pays nothing for the
+//! multi-producer machinery.
+//!
+//! ## Multi-producer publication
+//!
+//! Each writer marks its published range in the bitset with one bulk operation, then *sweeps*:
+//! it advances the public cursor over the contiguous run of marked slots that starts at it,
+//! with a CAS, and repeats until the run is empty. Whoever completes the prefix advances it.
+//!
+//! - **Laps.** Even laps mark a slot published by *setting* its bit, odd laps by *clearing* it.
+//!   A bit therefore always says "published for lap L" or "published for lap L−1", never
+//!   something older, bits are never cleared after the fact, and a late writer can never erase
+//!   a newer lap's mark (the bitset-lap hazard in HAZARDS.md).
+//! - **Store buffering.** Writer A marks then loads the cursor, writer B marks then scans A's
+//!   bits. With acquire/release alone both can miss the other's mark and both stop, leaving
+//!   published slots invisible. A `SeqCst` fence between the mark and the sweep orders the two
+//!   fences: the later one's loads see the earlier one's mark, so someone sweeps over both.
+//! - **Bound.** The sweep never counts past the claim cursor: unclaimed (or given-back) slots
+//!   hold the previous lap's mark and so read as unpublished anyway, and the bound makes that
+//!   independent of how the slot was last used.
+
+use crate::bitset::AtomicBitset;
+use crate::holes::{Hole, Holes};
+use crate::sync::{fence, AtomicBool, AtomicUsize, Ordering};
+use crate::{Layout, Sequence};
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The claim protocol of a ring: [`SingleProducer`] or [`MultiProducer`]. Sealed.
+pub trait Producer: sealed::Sealed {
+    /// `true` for [`MultiProducer`].
+    const MULTI: bool;
+    #[doc(hidden)]
+    type Multi: MultiClaim;
+    #[doc(hidden)]
+    fn multi(&self) -> Option<&Self::Multi>;
+    #[doc(hidden)]
+    fn take_writer(&self) -> bool;
+}
+
+/// The multi-producer half of the protocol (internal; public only because it appears in the
+/// sealed [`Producer`] trait).
+#[doc(hidden)]
+pub trait MultiClaim {
+    fn claim(&self) -> &Sequence;
+    fn holes(&self) -> &Holes;
+    /// Sets every bit so that the slots read as "not yet published" for the lap of the cursor
+    /// that will next use them, starting at `start`.
+    fn init_bits(&self, layout: &Layout, start: usize);
+    /// Marks `[start, start + n)` published (n ≤ capacity).
+    fn mark(&self, layout: &Layout, start: usize, n: usize);
+    /// Length of the run of published slots from `from`, at most `limit`.
+    fn published_run(&self, layout: &Layout, from: usize, limit: usize) -> usize;
+}
+
+/// Exactly one writer, which owns its claim cursor: reserving is a few loads and compares,
+/// publishing is one `Release` store. The writer handle is unique (not `Clone`, and a ring
+/// hands it out once), so a second writer is impossible by type.
+///
+/// ```
+/// use spanring_core::{Ring, SingleProducer, SliceStorage};
+/// let mut memory = [0u32; 8];
+/// let ring: Ring<_, SingleProducer> = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+/// let _writer = ring.writer().unwrap();
+/// assert!(ring.writer().is_err()); // only one
+/// ```
+#[derive(Debug, Default)]
+pub struct SingleProducer {
+    taken: AtomicBool,
+}
+
+impl sealed::Sealed for SingleProducer {}
+
+impl Producer for SingleProducer {
+    const MULTI: bool = false;
+    type Multi = NoMulti;
+    #[inline]
+    fn multi(&self) -> Option<&NoMulti> {
+        None
+    }
+    fn take_writer(&self) -> bool {
+        // Relaxed: only the exclusive flag matters; handing out the writer publishes nothing.
+        !self.taken.swap(true, Ordering::Relaxed)
+    }
+}
+
+/// The (never constructed) multi-producer part of a single-producer ring.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum NoMulti {}
+
+impl MultiClaim for NoMulti {
+    fn claim(&self) -> &Sequence {
+        match *self {}
+    }
+    fn holes(&self) -> &Holes {
+        match *self {}
+    }
+    fn init_bits(&self, _: &Layout, _: usize) {
+        match *self {}
+    }
+    fn mark(&self, _: &Layout, _: usize, _: usize) {
+        match *self {}
+    }
+    fn published_run(&self, _: &Layout, _: usize, _: usize) -> usize {
+        match *self {}
+    }
+}
+
+/// Any number of writers (the handle is `Clone`), claiming ranges with a CAS and publishing out
+/// of order through a bitset with one bit per slot, stored in `B`: an inline
+/// `[AtomicUsize; W]` (W = [`words_for`](crate::words_for)`(capacity)`) or borrowed
+/// `&[AtomicUsize]`.
+///
+/// ```
+/// use spanring_core::sync::AtomicUsize;
+/// use spanring_core::{MultiProducer, Ring, SliceStorage};
+/// let mut memory = [0u32; 100];
+/// let bits: [AtomicUsize; 2] = Default::default(); // 128 bits ≥ 100 slots
+/// let ring = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
+/// let (a, b) = (ring.writer().unwrap(), ring.writer().unwrap());
+/// # drop((a, b));
+/// ```
+#[derive(Debug)]
+pub struct MultiProducer<B: AsRef<[AtomicUsize]>> {
+    claim: Sequence,
+    bits: AtomicBitset<B>,
+    holes: Holes,
+}
+
+impl<B: AsRef<[AtomicUsize]>> MultiProducer<B> {
+    pub(crate) fn new(bits: AtomicBitset<B>, start: usize) -> Self {
+        Self { claim: Sequence::new(start), bits, holes: Holes::default() }
+    }
+
+    #[inline]
+    fn run(&self, index: usize, max: usize, odd_lap: bool) -> usize {
+        // Even laps publish by setting, odd laps by clearing (module docs).
+        if odd_lap {
+            self.bits.count_zeros_from(index, max)
+        } else {
+            self.bits.count_ones_from(index, max)
+        }
+    }
+
+    #[inline]
+    fn mark_part(&self, index: usize, n: usize, odd_lap: bool) {
+        if odd_lap {
+            self.bits.reset_range(index, n);
+        } else {
+            self.bits.set_range(index, n);
+        }
+    }
+}
+
+impl<B: AsRef<[AtomicUsize]>> sealed::Sealed for MultiProducer<B> {}
+
+impl<B: AsRef<[AtomicUsize]>> Producer for MultiProducer<B> {
+    const MULTI: bool = true;
+    type Multi = Self;
+    #[inline]
+    fn multi(&self) -> Option<&Self> {
+        Some(self)
+    }
+    fn take_writer(&self) -> bool {
+        true
+    }
+}
+
+impl<B: AsRef<[AtomicUsize]>> MultiClaim for MultiProducer<B> {
+    #[inline]
+    fn claim(&self) -> &Sequence {
+        &self.claim
+    }
+
+    #[inline]
+    fn holes(&self) -> &Holes {
+        &self.holes
+    }
+
+    fn init_bits(&self, layout: &Layout, start: usize) {
+        // Slots from `start`'s index to the end are next used in `start`'s lap, the ones
+        // before it in the following lap. "Not published for lap L" is the mark of lap L−1.
+        let cap = layout.capacity();
+        let i = layout.index(start);
+        let odd = layout.odd_lap(start);
+        // Unpublished for an even lap = clear, for an odd lap = set.
+        let fill = |from: usize, n: usize, odd_lap: bool| {
+            if odd_lap {
+                self.bits.set_range(from, n);
+            } else {
+                self.bits.reset_range(from, n);
+            }
+        };
+        fill(i, cap - i, odd);
+        fill(0, i, !odd);
+    }
+
+    #[inline]
+    fn mark(&self, layout: &Layout, start: usize, n: usize) {
+        let i = layout.index(start);
+        let odd = layout.odd_lap(start);
+        let first = n.min(layout.capacity() - i);
+        self.mark_part(i, first, odd);
+        if n > first {
+            self.mark_part(0, n - first, !odd);
+        }
+    }
+
+    #[inline]
+    fn published_run(&self, layout: &Layout, from: usize, limit: usize) -> usize {
+        let i = layout.index(from);
+        let odd = layout.odd_lap(from);
+        let first_max = limit.min(layout.capacity() - i);
+        let run = self.run(i, first_max, odd);
+        if run < first_max || run == limit {
+            return run;
+        }
+        run + self.run(0, limit - run, !odd)
+    }
+}
+
+/// Multi-producer publication of `[start, start + count)` out of `reserved` claimed slots:
+/// gives back or records as a hole what is not published, marks, then sweeps. Returns nothing:
+/// whoever completes the contiguous prefix advances `published`.
+pub(crate) fn publish_multi<M: MultiClaim>(
+    m: &M,
+    layout: &Layout,
+    published: &Sequence,
+    start: usize,
+    reserved: usize,
+    count: usize,
+    mut wait_for_hole_room: impl FnMut(),
+) {
+    let mut to_mark = count;
+    if count < reserved {
+        let end = layout.advance(start, reserved);
+        let kept_end = layout.advance(start, count);
+        // Relaxed: giving the tail back publishes nothing; if this is still the newest claim,
+        // the next claimant simply starts at `kept_end`.
+        let gave_back = m
+            .claim()
+            .compare_exchange(end, kept_end, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok();
+        if !gave_back {
+            // A later claim exists: publish the tail as a hole, recorded before it is marked.
+            while !m.holes().try_push(Hole { start: kept_end, end }) {
+                wait_for_hole_room();
+            }
+            to_mark = reserved;
+        }
+    }
+    if to_mark == 0 {
+        return;
+    }
+    m.mark(layout, start, to_mark);
+    // SeqCst fence: the store-buffering hazard (module docs). Our mark is ordered before the
+    // loads of the sweep, against every other publisher's fence.
+    fence(Ordering::SeqCst);
+    sweep(m, layout, published);
+}
+
+/// Advances `published` over the run of marked slots, as far as it goes.
+pub(crate) fn sweep<M: MultiClaim>(m: &M, layout: &Layout, published: &Sequence) {
+    loop {
+        // Acquire: not needed for data (that comes through the bits), but keeps the cursor and
+        // claim loads ordered after our fence on every architecture we argue about.
+        let p = published.load(Ordering::Acquire);
+        // Load the claim after `p`: claim ≥ published always, so the bound is never negative.
+        let c = m.claim().load(Ordering::Acquire);
+        let limit = layout.distance(p, c);
+        if limit <= 0 {
+            return;
+        }
+        let run = m.published_run(layout, p, limit as usize);
+        if run == 0 {
+            return;
+        }
+        // AcqRel: Release publishes every slot in the run to readers, which acquire
+        // `published`; the slot writers' data reached us through the Acquire bit loads.
+        // On failure someone else moved the cursor: re-read and continue from there.
+        let _ = published.compare_exchange(
+            p,
+            layout.advance(p, run),
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+    }
+}
+
+/// Single-owner reference count of writer handles (multi-producer rings count clones so the
+/// ring closes when the last one is dropped).
+pub(crate) fn last_writer_gone(writers: &AtomicUsize) -> bool {
+    // AcqRel: the last decrement must see every other writer's publications before closing.
+    writers.fetch_sub(1, Ordering::AcqRel) == 1
+}

@@ -1,0 +1,183 @@
+//! [`ReadSpan`]: published items shown to one reader, consumed when dropped.
+
+use core::ops::Deref;
+
+use crate::claim::Producer;
+use crate::ring::RingCore;
+use crate::{DoubleMappedStorage, Reader, Ring, Storage, WaitStrategy};
+
+/// Published items shown to a [`Reader`]. Dropping the span consumes all of them;
+/// [`consume`](Self::consume) consumes only the first `k` (the rest is shown again by the
+/// next read). Over double-mapped storage the span dereferences to one `&[T]`; over plain
+/// memory a span crossing the end comes as two slices ([`as_slices`](Self::as_slices)).
+///
+/// ```
+/// use spanring_core::{Ring, SliceStorage};
+/// let mut memory = [0u8; 4];
+/// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+/// let mut r = ring.reader().unwrap();
+/// let mut w = ring.writer().unwrap();
+/// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
+/// let span = r.try_read(3).unwrap();
+/// assert_eq!(span.iter().sum::<u8>(), 6);
+/// span.consume(1); // only the first
+/// assert_eq!(r.try_read(3).unwrap().to_array::<2>(), Some([2, 3]));
+/// ```
+pub struct ReadSpan<'r, R>
+where
+    R: Deref,
+    R::Target: RingCore,
+{
+    reader: &'r mut Reader<R>,
+    len: usize,
+    done: bool,
+}
+
+impl<'r, S, P, W, const N: usize, R> ReadSpan<'r, R>
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+{
+    pub(crate) fn new(reader: &'r mut Reader<R>, len: usize) -> Self {
+        Self { reader, len, done: false }
+    }
+
+    /// Number of items shown.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `true` if no items are shown.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The cursor (stream position) of the first item.
+    pub fn start(&self) -> usize {
+        self.reader.pos.cursor
+    }
+
+    /// The items as two slices, in order; the second is empty unless the span crosses the end
+    /// of plain (not double-mapped) memory.
+    pub fn as_slices(&self) -> (&[S::Item], &[S::Item]) {
+        let ring = &*self.reader.ring;
+        let (head, first, second) = ring.parts(self.reader.pos.cursor, self.len);
+        let base = ring.storage.as_mut_ptr();
+        // SAFETY: slots [cursor, cursor+len) are published (len ≤ what `poll` found below the
+        // published cursor, which we acquired) and not consumed by this reader, so no writer
+        // may claim them until our cursor moves past them (writers gate on our cursor, which
+        // only moves in `consume`/drop, after these borrows end). Writers never touch published
+        // slots, so shared access by several readers is fine. Both ranges derive from one base
+        // pointer and lie in the storage (see `Ring::parts`); the items are initialised.
+        unsafe {
+            (
+                core::slice::from_raw_parts(head.cast_const(), first),
+                core::slice::from_raw_parts(base.cast_const(), second),
+            )
+        }
+    }
+
+    /// The `i`th item.
+    pub fn get(&self, i: usize) -> Option<&S::Item> {
+        let (a, b) = self.as_slices();
+        if i < a.len() {
+            a.get(i)
+        } else {
+            b.get(i - a.len())
+        }
+    }
+
+    /// Iterates over the items in order.
+    pub fn iter(&self) -> core::iter::Chain<core::slice::Iter<'_, S::Item>, core::slice::Iter<'_, S::Item>> {
+        let (a, b) = self.as_slices();
+        a.iter().chain(b.iter())
+    }
+
+    /// Copies the items into the front of `dst`; returns how many were copied
+    /// (`min(len, dst.len())`).
+    pub fn copy_to_slice(&self, dst: &mut [S::Item]) -> usize
+    where
+        S::Item: Copy,
+    {
+        let n = self.len.min(dst.len());
+        let (a, b) = self.as_slices();
+        let from_a = a.len().min(n);
+        dst[..from_a].copy_from_slice(&a[..from_a]);
+        dst[from_a..n].copy_from_slice(&b[..n - from_a]);
+        n
+    }
+
+    /// The items as an array, if there are exactly `K` of them.
+    pub fn to_array<const K: usize>(&self) -> Option<[S::Item; K]>
+    where
+        S::Item: Copy + Default,
+    {
+        if self.len != K {
+            return None;
+        }
+        let mut out = [S::Item::default(); K];
+        self.copy_to_slice(&mut out);
+        Some(out)
+    }
+
+    /// Consumes the first `count` items (clamped to the span length); the rest will be shown
+    /// again by the next read.
+    pub fn consume(mut self, count: usize) {
+        self.finish(count.min(self.len));
+    }
+
+    fn finish(&mut self, count: usize) {
+        if self.done {
+            return;
+        }
+        self.done = true;
+        if count > 0 {
+            let reader = &mut *self.reader;
+            reader.ring.consume_span(&mut reader.pos, count);
+        }
+    }
+}
+
+impl<S, P, W, const N: usize, R> Deref for ReadSpan<'_, R>
+where
+    S: DoubleMappedStorage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+{
+    type Target = [S::Item];
+    fn deref(&self) -> &[S::Item] {
+        self.as_slices().0
+    }
+}
+
+impl<S, P, W, const N: usize, R> core::ops::Index<usize> for ReadSpan<'_, R>
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+{
+    type Output = S::Item;
+    fn index(&self, i: usize) -> &S::Item {
+        let len = self.len;
+        self.get(i).unwrap_or_else(|| panic!("index {i} out of a span of {len}"))
+    }
+}
+
+impl<R> Drop for ReadSpan<'_, R>
+where
+    R: Deref,
+    R::Target: RingCore,
+{
+    fn drop(&mut self) {
+        if !self.done {
+            self.done = true;
+            if self.len > 0 {
+                self.reader.ring.consume_span(&mut self.reader.pos, self.len);
+            }
+        }
+    }
+}

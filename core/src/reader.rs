@@ -1,0 +1,269 @@
+//! [`Reader`]: one broadcast reader — sees every item published after it attached, in order.
+
+use core::ops::Deref;
+use core::time::Duration;
+
+use crate::claim::{MultiClaim, Producer};
+use crate::error::{AttachError, ReadError};
+use crate::holes::HoleCheck;
+use crate::ring::RingCore;
+use crate::sync::Ordering;
+use crate::{ReadSpan, Ring, Storage, WaitStrategy, WaitTimeout};
+
+/// A reader attached to a [`Ring`]. Readers are independent: each sees every item published
+/// after it attached and consumes at its own pace; writers wait for the slowest attached
+/// reader. Dropping the reader detaches it, so it never stalls writers afterwards.
+///
+/// Reading returns a [`ReadSpan`] of at most the requested number of *published* items —
+/// never more, in any build. Dropping the span consumes everything it showed;
+/// [`ReadSpan::consume`] consumes fewer (the rest is shown again by the next read).
+///
+/// `try_read` never waits; `read` waits through the ring's [`WaitStrategy`]; `read_timeout`
+/// waits at most a given time; `read_exact` waits for a given count.
+///
+/// ```
+/// use spanring_core::{ReadError, Ring, SliceStorage};
+/// let mut memory = [0u16; 8];
+/// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+/// let mut a = ring.reader().unwrap();
+/// let mut b = ring.reader().unwrap();
+/// let mut w = ring.writer().unwrap();
+/// w.try_reserve(2).unwrap().copy_from_slice(&[5, 6]);
+/// assert_eq!(a.try_read(8).unwrap().to_array::<2>(), Some([5, 6]));
+/// assert_eq!(b.try_read(1).unwrap().to_array::<1>(), Some([5])); // b has its own pace
+/// drop(w); // last writer gone: the ring closes
+/// assert_eq!(b.try_read(8).unwrap().to_array::<1>(), Some([6])); // drained first
+/// assert_eq!(b.try_read(8).unwrap_err(), ReadError::Closed);
+/// ```
+#[derive(Debug)]
+pub struct Reader<R>
+where
+    R: Deref,
+    R::Target: RingCore,
+{
+    pub(crate) ring: R,
+    pub(crate) pos: ReadPos,
+}
+
+/// A reader's own position (kept apart from the ring handle so waiting closures can borrow it
+/// mutably while the ring is borrowed shared).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ReadPos {
+    pub(crate) slot: usize,
+    /// Next cursor to read.
+    pub(crate) cursor: usize,
+    /// The last published cursor this reader saw (a cache: stale only means "fewer items").
+    pub(crate) seen: usize,
+}
+
+/// What a poll found: items to show, and whether a hole (not the published cursor) cut it.
+struct Polled {
+    count: usize,
+    cut_by_hole: bool,
+}
+
+impl<S, P, W, const N: usize, R> Reader<R>
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+{
+    /// A reader of the ring behind `ring`, attached at its current published cursor.
+    ///
+    /// # Errors
+    ///
+    /// [`AttachError::TooManyReaders`] when `N` readers are attached.
+    pub fn attach(ring: R) -> Result<Self, AttachError> {
+        let slot = ring.readers.attach(ring.published.as_atomic())?;
+        let cursor = ring.readers.cursor(slot);
+        Ok(Self { ring, pos: ReadPos { slot, cursor, seen: cursor } })
+    }
+
+    /// The ring.
+    pub fn ring(&self) -> &Ring<S, P, W, N> {
+        &self.ring
+    }
+
+    /// The cursor of the next item this reader will see.
+    pub fn cursor(&self) -> usize {
+        self.pos.cursor
+    }
+
+    /// Published items not yet consumed by this reader (a snapshot; on a multi-producer ring
+    /// it may include skipped hole slots, which reads never return).
+    pub fn available(&mut self) -> usize {
+        refresh_seen(&self.ring, &mut self.pos);
+        self.ring.layout.distance(self.pos.cursor, self.pos.seen).max(0) as usize
+    }
+
+    /// Up to `max` published items, without waiting.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Empty`] if nothing is published, [`ReadError::Closed`] if the ring is
+    /// closed and this reader has read everything.
+    pub fn try_read(&mut self, max: usize) -> Result<ReadSpan<'_, R>, ReadError> {
+        let n = poll(&self.ring, &mut self.pos, max)?.count;
+        Ok(ReadSpan::new(self, n))
+    }
+
+    /// Up to `max` items, waiting until at least one is published.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Closed`] once the ring is closed and drained.
+    pub fn read(&mut self, max: usize) -> Result<ReadSpan<'_, R>, ReadError> {
+        let n = self.wait_for(1, max, |w, ready| {
+            w.wait_until(ready);
+            true
+        })?;
+        Ok(ReadSpan::new(self, n))
+    }
+
+    /// Exactly `n` items, waiting until they are published. Returns fewer only when no more
+    /// can come in time: the ring closed with fewer left, or (multi-producer) a skipped hole
+    /// ends the run of items early.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::TooLarge`] if `n > capacity`, [`ReadError::Closed`].
+    pub fn read_exact(&mut self, n: usize) -> Result<ReadSpan<'_, R>, ReadError> {
+        let cap = self.ring.capacity();
+        if n > cap {
+            return Err(ReadError::TooLarge { requested: n, capacity: cap });
+        }
+        let got = self.wait_for(n, n, |w, ready| {
+            w.wait_until(ready);
+            true
+        })?;
+        Ok(ReadSpan::new(self, got))
+    }
+
+    /// As [`read`](Self::read), giving up after `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Closed`], [`ReadError::TimedOut`].
+    pub fn read_timeout(&mut self, max: usize, timeout: Duration) -> Result<ReadSpan<'_, R>, ReadError>
+    where
+        W: WaitTimeout,
+    {
+        let n = self.wait_for(1, max, |w, ready| w.wait_until_timeout(ready, timeout))?;
+        Ok(ReadSpan::new(self, n))
+    }
+
+    /// Waits (through `wait`) until `want` items are readable or no more can come; returns
+    /// how many to show. `wait` returns `false` when it gave up.
+    fn wait_for(
+        &mut self,
+        want: usize,
+        max: usize,
+        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+    ) -> Result<usize, ReadError> {
+        let want = want.min(max).max(1);
+        let ring = &*self.ring;
+        let pos = &mut self.pos;
+        let mut outcome = poll_at_least(ring, pos, want, max);
+        if matches!(outcome, Err(ReadError::Empty)) {
+            let ready = wait(&ring.data, &mut || {
+                outcome = poll_at_least(ring, pos, want, max);
+                !matches!(outcome, Err(ReadError::Empty))
+            });
+            if !ready {
+                return Err(ReadError::TimedOut);
+            }
+        }
+        outcome
+    }
+}
+
+/// `Ok(n)` with `want ≤ n ≤ max` items to show, or fewer when no more can come;
+/// `Err(Empty)` while fewer than `want` are published and more may come.
+fn poll_at_least<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    pos: &mut ReadPos,
+    want: usize,
+    max: usize,
+) -> Result<usize, ReadError> {
+    let polled = poll(ring, pos, max)?;
+    if polled.count >= want || polled.cut_by_hole {
+        return Ok(polled.count);
+    }
+    if ring.is_closed() {
+        // Closed: nothing more will be published after what we see now.
+        return Ok(poll(ring, pos, max)?.count);
+    }
+    Err(ReadError::Empty)
+}
+
+#[inline]
+fn refresh_seen<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    pos: &mut ReadPos,
+) {
+    // Acquire: pairs with the writers' Release publication; the slots up to `seen` are then
+    // safe to read.
+    pos.seen = ring.published.load(Ordering::Acquire);
+}
+
+/// How many items (≤ `max`) can be shown now, skipping holes.
+#[inline]
+fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    pos: &mut ReadPos,
+    max: usize,
+) -> Result<Polled, ReadError> {
+    let layout = ring.layout;
+    loop {
+        let mut available = layout.distance(pos.cursor, pos.seen).max(0) as usize;
+        if available < max {
+            // Closed first, then the cursor: `close` happens after the last publication, so a
+            // reader that sees `closed` and then nothing new has read everything.
+            let closed = ring.is_closed();
+            refresh_seen(ring, pos);
+            available = layout.distance(pos.cursor, pos.seen).max(0) as usize;
+            if available == 0 {
+                return Err(if closed { ReadError::Closed } else { ReadError::Empty });
+            }
+        }
+        let mut cut_by_hole = false;
+        if let Some(m) = ring.producer.multi() {
+            if m.holes().any() {
+                match m.holes().check(pos.cursor, available, |a, b| layout.distance(a, b)) {
+                    HoleCheck::SkipTo(end) => {
+                        advance_to(ring, pos, end);
+                        continue;
+                    }
+                    HoleCheck::Read(limit) => {
+                        cut_by_hole = limit < available;
+                        available = limit;
+                    }
+                }
+            }
+        }
+        return Ok(Polled { count: available.min(max), cut_by_hole: cut_by_hole && available < max });
+    }
+}
+
+/// Consumes up to `cursor`: publishes the reader's progress to writers.
+#[inline]
+pub(crate) fn advance_to<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    pos: &mut ReadPos,
+    cursor: usize,
+) {
+    pos.cursor = cursor;
+    ring.readers.store_cursor(pos.slot, cursor);
+    ring.space.notify_all();
+}
+
+impl<R> Drop for Reader<R>
+where
+    R: Deref,
+    R::Target: RingCore,
+{
+    fn drop(&mut self) {
+        self.ring.reader_dropped(self.pos.slot);
+    }
+}

@@ -1,0 +1,199 @@
+//! [`ReaderRegistry`]: the fixed-capacity set of reader cursors writers gate on, with the
+//! cached minimum so writers do not rescan every reader on every claim.
+//!
+//! ## Protocol
+//!
+//! A slot is `FREE`, `ATTACHING` or `ACTIVE`. Attaching claims a free slot with a CAS (no lock,
+//! so an interrupt that preempts an attach cannot deadlock a writer), stores a provisional
+//! cursor, marks the slot `ACTIVE`, bumps `generation`, and then stores its real start: the
+//! published cursor read *after* the bump.
+//!
+//! A writer computes the minimum by reading `generation`, the published cursor, every active
+//! cursor (each loaded exactly once into a local: comparing a live cursor twice can yield a
+//! minimum that is too high — the GNU Radio 4 bug in HAZARDS.md), then `generation` again. If
+//! the generation moved, a reader attached mid-scan and the scan is retried (bounded; a writer
+//! that gives up keeps its old, lower, still-safe minimum). If it did not move, any reader
+//! attaching later starts at a published cursor read after the scan, which is ≥ everything the
+//! scan saw, so the minimum stays a valid lower bound forever: caching it is safe, and a stale
+//! cache can only make a writer wait or rescan, never overwrite unread slots.
+
+use crate::sequence::is_before;
+use crate::sync::{AtomicUsize, Ordering};
+use crate::{error::AttachError, CachePadded};
+
+const FREE: usize = 0;
+const ATTACHING: usize = 1;
+const ACTIVE: usize = 2;
+
+#[derive(Debug)]
+struct ReaderSlot {
+    state: AtomicUsize,
+    cursor: AtomicUsize,
+}
+
+/// Reader cursors (at most `N`) and the writers' cached minimum over them.
+///
+/// ```
+/// use spanring_core::sync::{AtomicUsize, Ordering};
+/// use spanring_core::ReaderRegistry;
+/// let published = AtomicUsize::new(10);
+/// let readers = ReaderRegistry::<2>::new(10);
+/// let a = readers.attach(&published).unwrap();
+/// published.store(20, Ordering::Release);
+/// let b = readers.attach(&published).unwrap();
+/// assert_eq!(readers.cursor(b), 20);
+/// assert_eq!(readers.refresh_min(&published), Some(10)); // reader `a` is still at 10
+/// readers.store_cursor(a, 15);
+/// assert_eq!(readers.refresh_min(&published), Some(15));
+/// readers.detach(a);
+/// readers.detach(b);
+/// assert_eq!(readers.refresh_min(&published), Some(20)); // no readers: the published cursor
+/// ```
+#[derive(Debug)]
+pub struct ReaderRegistry<const N: usize> {
+    slots: [CachePadded<ReaderSlot>; N],
+    generation: CachePadded<AtomicUsize>,
+    cached_min: CachePadded<AtomicUsize>,
+}
+
+/// How often a writer rescans when readers keep attaching under it before it settles for its
+/// old cached minimum.
+const SCAN_RETRIES: usize = 4;
+
+impl<const N: usize> ReaderRegistry<N> {
+    /// An empty registry whose cached minimum starts at `start` (the ring's first cursor).
+    pub fn new(start: usize) -> Self {
+        Self {
+            slots: core::array::from_fn(|_| {
+                CachePadded::new(ReaderSlot {
+                    state: AtomicUsize::new(FREE),
+                    cursor: AtomicUsize::new(start),
+                })
+            }),
+            generation: CachePadded::new(AtomicUsize::new(0)),
+            cached_min: CachePadded::new(AtomicUsize::new(start)),
+        }
+    }
+
+    /// The registry's capacity.
+    pub const fn capacity(&self) -> usize {
+        N
+    }
+
+    /// Attaches a reader at the current published cursor; returns its slot.
+    ///
+    /// # Errors
+    ///
+    /// [`AttachError::TooManyReaders`] when all `N` slots are taken.
+    pub fn attach(&self, published: &AtomicUsize) -> Result<usize, AttachError> {
+        for (i, slot) in self.slots.iter().enumerate() {
+            // Relaxed: the CAS only claims the slot among attachers; writers ignore ATTACHING.
+            if slot.state.compare_exchange(FREE, ATTACHING, Ordering::Relaxed, Ordering::Relaxed).is_err() {
+                continue;
+            }
+            // SeqCst on every step of the attach and of the writers' scan: the argument in the
+            // module docs is an order between the scan's loads and these stores/loads across
+            // different variables, which only a single total order gives.
+            slot.cursor.store(published.load(Ordering::SeqCst), Ordering::SeqCst);
+            slot.state.store(ACTIVE, Ordering::SeqCst);
+            self.generation.fetch_add(1, Ordering::SeqCst);
+            // An RMW reads the newest published value in modification order, so the start is
+            // not older than anything a scan that missed us could have seen.
+            let start = published.fetch_add(0, Ordering::SeqCst);
+            slot.cursor.store(start, Ordering::SeqCst);
+            return Ok(i);
+        }
+        Err(AttachError::TooManyReaders { max: N })
+    }
+
+    /// Frees slot `i`; writers stop waiting for it from their next scan on.
+    pub fn detach(&self, i: usize) {
+        // Release: the reader's last reads of its slots happen before writers, which load the
+        // state with SeqCst (acquire) in the scan, may reuse them.
+        self.slots[i].state.store(FREE, Ordering::Release);
+        // Let writers see the freed reader promptly: a rescan sees the slot FREE.
+        self.generation.fetch_add(1, Ordering::Release);
+    }
+
+    /// Current cursor of slot `i`.
+    pub fn cursor(&self, i: usize) -> usize {
+        // Acquire: pairs with the Release in store_cursor (and the attach stores).
+        self.slots[i].cursor.load(Ordering::Acquire)
+    }
+
+    /// Moves slot `i`'s cursor (the reader consumed up to `cursor`).
+    pub fn store_cursor(&self, i: usize, cursor: usize) {
+        // Release: the reader's reads of the consumed slots happen before a writer that
+        // acquires this value overwrites them.
+        self.slots[i].cursor.store(cursor, Ordering::Release);
+    }
+
+    /// The cached minimum: a cursor no active reader is behind. May be stale (lower than the
+    /// truth), never too high.
+    pub fn cached_min(&self) -> usize {
+        // Acquire: pairs with the Release store in refresh_min, which was made after acquiring
+        // the reader cursors it summarises, so the readers' reads happen before our writes.
+        self.cached_min.load(Ordering::Acquire)
+    }
+
+    /// Rescans every reader (each cursor loaded once) and caches the minimum. With no active
+    /// readers the minimum is the published cursor (slots beyond it may still be held by
+    /// writers). Returns `None` if readers kept attaching during every retry (the cache then
+    /// keeps its older, lower value).
+    pub fn refresh_min(&self, published: &AtomicUsize) -> Option<usize> {
+        for _ in 0..SCAN_RETRIES {
+            let before = self.generation.load(Ordering::SeqCst);
+            let mut min = published.load(Ordering::SeqCst);
+            for slot in &self.slots {
+                if slot.state.load(Ordering::SeqCst) == ACTIVE {
+                    let cursor = slot.cursor.load(Ordering::SeqCst); // loaded exactly once
+                    if is_before(cursor, min) {
+                        min = cursor;
+                    }
+                }
+            }
+            if self.generation.load(Ordering::SeqCst) == before {
+                // Release: see cached_min.
+                self.cached_min.store(min, Ordering::Release);
+                return Some(min);
+            }
+        }
+        None
+    }
+
+    /// Number of active readers (a snapshot).
+    pub fn active(&self) -> usize {
+        self.slots.iter().filter(|s| s.state.load(Ordering::Acquire) == ACTIVE).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_is_the_oldest_reader_across_wrap() {
+        let start = usize::MAX - 3;
+        let published = AtomicUsize::new(start);
+        let r = ReaderRegistry::<3>::new(start);
+        let a = r.attach(&published).unwrap();
+        let b = r.attach(&published).unwrap();
+        published.store(start.wrapping_add(10), Ordering::Relaxed);
+        r.store_cursor(a, start.wrapping_add(8)); // past the wrap
+        assert_eq!(r.refresh_min(&published), Some(start)); // b is still at start
+        r.store_cursor(b, start.wrapping_add(9));
+        assert_eq!(r.refresh_min(&published), Some(start.wrapping_add(8)));
+        assert_eq!(r.cached_min(), start.wrapping_add(8));
+    }
+
+    #[test]
+    fn registry_full_is_a_typed_error() {
+        let published = AtomicUsize::new(0);
+        let r = ReaderRegistry::<1>::new(0);
+        let a = r.attach(&published).unwrap();
+        assert_eq!(r.attach(&published), Err(AttachError::TooManyReaders { max: 1 }));
+        r.detach(a);
+        assert!(r.attach(&published).is_ok());
+        assert_eq!(r.active(), 1);
+    }
+}

@@ -1,0 +1,322 @@
+//! [`Ring`]: the broadcast ring buffer over caller-provided memory.
+
+use crate::bitset::AtomicBitset;
+use crate::claim::{MultiClaim, MultiProducer, Producer, SingleProducer};
+use crate::error::{AttachError, CapacityError};
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
+use crate::{BusySpin, Layout, ReaderRegistry, Reader, Sequence, Storage, WaitStrategy, Writer};
+
+/// A broadcast ring buffer: writers reserve spans of slots, fill them and publish them; every
+/// attached reader sees every item published after it attached, in order, and consumes at its
+/// own pace; writers wait for the slowest reader.
+///
+/// Type parameters:
+/// - `S`: the memory ([`SliceStorage`](crate::SliceStorage) over a borrowed slice,
+///   [`InlineStorage`](crate::InlineStorage), or std-ext's heap and double-mapped storage);
+/// - `P`: [`SingleProducer`] (default: one unique writer, no CAS) or [`MultiProducer`];
+/// - `W`: how blocking calls wait ([`BusySpin`] by default; std-ext adds parking);
+/// - `READERS`: how many readers can be attached at once (default 4).
+///
+/// Handles borrow the ring (`ring.writer()`, `ring.reader()`), or own it through any smart
+/// pointer: [`Writer::attach`] and [`Reader::attach`] take anything that dereferences to the
+/// ring, e.g. an `Arc`.
+///
+/// ```
+/// use spanring_core::{Ring, SliceStorage};
+/// let mut memory = [0u64; 8];
+/// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+/// let mut reader = ring.reader().unwrap();
+/// let mut writer = ring.writer().unwrap();
+///
+/// let mut span = writer.try_reserve(3).unwrap();
+/// span.copy_from_slice(&[1, 2, 3]);
+/// drop(span); // published
+///
+/// let items = reader.try_read(10).unwrap();
+/// assert_eq!(items.to_array::<3>(), Some([1, 2, 3]));
+/// drop(items); // consumed
+/// ```
+pub struct Ring<S: Storage, P: Producer = SingleProducer, W: WaitStrategy = BusySpin, const READERS: usize = 4> {
+    pub(crate) published: Sequence,
+    pub(crate) readers: ReaderRegistry<READERS>,
+    pub(crate) producer: P,
+    pub(crate) writers: AtomicUsize,
+    pub(crate) closed: AtomicBool,
+    /// Writers wait here for free slots; readers notify it when they consume or detach.
+    pub(crate) space: W,
+    /// Readers wait here for items; writers notify it when they publish or close.
+    pub(crate) data: W,
+    pub(crate) layout: Layout,
+    pub(crate) start: usize,
+    pub(crate) storage: S,
+}
+
+impl<S: Storage> Ring<S> {
+    /// A single-producer ring over `storage` with the default wait strategy ([`BusySpin`]) and
+    /// reader capacity (4). For other parameters name the type and use
+    /// [`starting_at`](Ring::starting_at):
+    /// `let ring: Ring<_, SingleProducer, Backoff, 8> = Ring::starting_at(storage, 0)?;`
+    ///
+    /// # Errors
+    ///
+    /// [`CapacityError`] if the storage has 0 slots or more than [`Layout`] supports.
+    pub fn new(storage: S) -> Result<Self, CapacityError> {
+        Self::starting_at(storage, 0)
+    }
+}
+
+impl<S: Storage, B: AsRef<[AtomicUsize]>> Ring<S, MultiProducer<B>> {
+    /// A multi-producer ring over `storage` with default wait strategy and reader capacity,
+    /// tracking out-of-order publication in `bits` (at least one bit per slot:
+    /// [`words_for`](crate::words_for)`(capacity)` words). For other parameters name the type
+    /// and use [`new_multi_starting_at`](Ring::new_multi_starting_at).
+    ///
+    /// # Errors
+    ///
+    /// [`CapacityError`], including [`CapacityError::BitsetTooSmall`].
+    pub fn new_multi(storage: S, bits: B) -> Result<Self, CapacityError> {
+        Self::new_multi_starting_at(storage, bits, 0)
+    }
+}
+
+impl<S: Storage, W: WaitStrategy + Default, const READERS: usize> Ring<S, SingleProducer, W, READERS> {
+    /// A single-producer ring whose cursors start at `start` instead of 0 — for testing
+    /// wrap-around (`usize::MAX - k`), or to resume a stream position. For a capacity that is
+    /// not a power of two, `start` is rounded down to a valid cursor ([`Layout::normalize`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring: Ring<_> = Ring::starting_at(SliceStorage::new(&mut memory), usize::MAX - 1).unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// w.try_reserve(4).unwrap().copy_from_slice(&[1, 2, 3, 4]); // crosses usize::MAX
+    /// assert_eq!(r.try_read(4).unwrap().to_array::<4>(), Some([1, 2, 3, 4]));
+    /// ```
+    pub fn starting_at(storage: S, start: usize) -> Result<Self, CapacityError> {
+        Self::build(storage, start, |_, _| Ok(SingleProducer::default()))
+    }
+}
+
+impl<S: Storage, B: AsRef<[AtomicUsize]>, W: WaitStrategy + Default, const READERS: usize>
+    Ring<S, MultiProducer<B>, W, READERS>
+{
+    /// As [`new_multi`](Self::new_multi), with cursors starting at `start` (see
+    /// [`Ring::starting_at`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`new_multi`](Self::new_multi).
+    pub fn new_multi_starting_at(storage: S, bits: B, start: usize) -> Result<Self, CapacityError> {
+        Self::build(storage, start, move |layout, start| {
+            let available = bits.as_ref().len() * usize::BITS as usize;
+            let bitset = AtomicBitset::with_len(bits, layout.capacity()).map_err(|_| {
+                CapacityError::BitsetTooSmall { needed: layout.capacity(), available }
+            })?;
+            let producer = MultiProducer::new(bitset, start);
+            producer.init_bits(layout, start);
+            Ok(producer)
+        })
+    }
+}
+
+impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, W, READERS> {
+    fn build(
+        storage: S,
+        start: usize,
+        producer: impl FnOnce(&Layout, usize) -> Result<P, CapacityError>,
+    ) -> Result<Self, CapacityError>
+    where
+        W: Default,
+    {
+        let layout = Layout::new(storage.capacity())?;
+        let start = layout.normalize(start);
+        Ok(Self {
+            published: Sequence::new(start),
+            readers: ReaderRegistry::new(start),
+            producer: producer(&layout, start)?,
+            writers: AtomicUsize::new(0),
+            closed: AtomicBool::new(false),
+            space: W::default(),
+            data: W::default(),
+            layout,
+            start,
+            storage,
+        })
+    }
+
+    /// Replaces the two wait-strategy instances (writers wait on `space`, readers on `data`),
+    /// for strategies that carry configuration.
+    #[must_use]
+    pub fn with_wait_strategies(mut self, space: W, data: W) -> Self {
+        self.space = space;
+        self.data = data;
+        self
+    }
+
+    /// Number of slots.
+    pub fn capacity(&self) -> usize {
+        self.layout.capacity()
+    }
+
+    /// The cursor layout (slot mapping) of this ring.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The cursor the ring started at.
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// The public cursor: every item before it is published.
+    pub fn published(&self) -> usize {
+        // Acquire: a caller that then reads slots must see their contents.
+        self.published.load(Ordering::Acquire)
+    }
+
+    /// A writer handle borrowing the ring.
+    ///
+    /// # Errors
+    ///
+    /// [`AttachError::WriterTaken`] on a single-producer ring whose writer was already taken.
+    pub fn writer(&self) -> Result<Writer<&Self>, AttachError> {
+        Writer::attach(self)
+    }
+
+    /// A reader handle borrowing the ring, attached at the current published cursor: it will
+    /// see every item published from now on.
+    ///
+    /// # Errors
+    ///
+    /// [`AttachError::TooManyReaders`] when `READERS` readers are attached.
+    pub fn reader(&self) -> Result<Reader<&Self>, AttachError> {
+        Reader::attach(self)
+    }
+
+    /// Closes the ring: reservations fail with [`ReserveError::Closed`](crate::ReserveError),
+    /// readers drain what is published and then get
+    /// [`ReadError::Closed`](crate::ReadError). Dropping the last writer handle closes the ring
+    /// too. Spans alive across `close` stay valid; what they publish afterwards may or may not
+    /// be seen by readers that already saw `Closed`.
+    pub fn close(&self) {
+        // Release: a reader that acquires `closed == true` sees every publication made before.
+        self.closed.store(true, Ordering::Release);
+        self.data.notify_all();
+        self.space.notify_all();
+    }
+
+    /// Whether [`close`](Self::close) was called (or the last writer dropped).
+    pub fn is_closed(&self) -> bool {
+        // Acquire: see `close`.
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// Readers attached right now (a snapshot).
+    pub fn reader_count(&self) -> usize {
+        self.readers.active()
+    }
+
+    /// Raw (first, second) parts of the span `[start, start + len)`, both derived from one base
+    /// pointer (two separately derived `&mut` halves are UB under Stacked Borrows,
+    /// ringbuf#15). Over double-mapped storage the second part is always empty.
+    #[inline]
+    pub(crate) fn parts(&self, start: usize, len: usize) -> (*mut S::Item, usize, usize) {
+        let base = self.storage.as_mut_ptr();
+        let i = self.layout.index(start);
+        let first = if S::DOUBLE_MAPPED { len } else { len.min(self.layout.capacity() - i) };
+        // SAFETY: `i < capacity`, so `base + i` is inside (or one past the end of) the storage
+        // allocation the `Storage` contract promises.
+        let head = unsafe { base.add(i) };
+        (head, first, len - first)
+    }
+
+    /// Frees slots behind the readers (multi-producer rings also forget holes every reader is
+    /// past) and returns the new minimum if the scan was clean.
+    pub(crate) fn refresh_min(&self) -> Option<usize> {
+        let min = self.readers.refresh_min(self.published.as_atomic())?;
+        if let Some(m) = self.producer.multi() {
+            m.holes().forget_before(min);
+        }
+        Some(min)
+    }
+}
+
+impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> core::fmt::Debug
+    for Ring<S, P, W, READERS>
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Ring")
+            .field("capacity", &self.capacity())
+            .field("multi_producer", &P::MULTI)
+            .field("double_mapped", &S::DOUBLE_MAPPED)
+            .field("published", &self.published())
+            .field("readers", &self.reader_count())
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+}
+
+/// Internal: what dropping a handle does to its ring, named without the ring's parameters so
+/// handle types can bound on it.
+#[doc(hidden)]
+pub trait RingCore {
+    /// A writer handle was dropped: the last one closes the ring.
+    fn writer_dropped(&self);
+    /// The reader in registry slot `slot` was dropped.
+    fn reader_dropped(&self, slot: usize);
+    /// Publishes `count` of the `reserved` slots from `start` (the writer's own claim cursor
+    /// is `claim`, used by single-producer rings).
+    fn finish_span(&self, start: usize, reserved: usize, count: usize, claim: &mut usize);
+    /// Consumes `count` items at the reader position `pos`.
+    #[allow(private_interfaces)]
+    fn consume_span(&self, pos: &mut crate::reader::ReadPos, count: usize);
+}
+
+impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring<S, P, W, N> {
+    fn writer_dropped(&self) {
+        if crate::claim::last_writer_gone(&self.writers) {
+            self.close();
+        }
+    }
+
+    fn reader_dropped(&self, slot: usize) {
+        self.readers.detach(slot);
+        // A writer may be waiting for this reader only.
+        self.space.notify_all();
+    }
+
+    #[allow(private_interfaces)]
+    fn consume_span(&self, pos: &mut crate::reader::ReadPos, count: usize) {
+        let end = self.layout.advance(pos.cursor, count);
+        crate::reader::advance_to(self, pos, end);
+    }
+
+    fn finish_span(&self, start: usize, reserved: usize, count: usize, claim: &mut usize) {
+        let count = count.min(reserved);
+        match self.producer.multi() {
+            None => {
+                if count == 0 {
+                    return; // the claim cursor never moved: the slots are simply reused
+                }
+                let end = self.layout.advance(start, count);
+                // Release: the slot writes happen before any reader that acquires the
+                // published cursor reads them.
+                self.published.store(end, Ordering::Release);
+                *claim = end;
+            }
+            Some(m) => {
+                crate::claim::publish_multi(m, &self.layout, &self.published, start, reserved, count, || {
+                    // The hole list is full: let readers pass older holes first.
+                    self.refresh_min();
+                    crate::sync::spin_loop();
+                });
+            }
+        }
+        self.data.notify_all();
+    }
+}

@@ -1,0 +1,237 @@
+//! [`WriteSpan`]: reserved slots, writable, published when dropped.
+
+use core::ops::{Deref, DerefMut};
+
+use crate::claim::Producer;
+use crate::ring::RingCore;
+use crate::{DoubleMappedStorage, Ring, Storage, WaitStrategy, Writer};
+
+/// Slots reserved by a [`Writer`]: the only way to touch them. Write them through
+/// [`as_mut_slices`](Self::as_mut_slices), [`iter_mut`](Self::iter_mut),
+/// [`copy_from_slice`](Self::copy_from_slice), indexing, or — over double-mapped storage —
+/// as one `&mut [T]` (`DerefMut`).
+///
+/// **Publishing.** Dropping the span publishes every reserved slot. [`publish`](Self::publish)
+/// publishes only the first `k` and releases the rest: a single-producer ring simply reuses
+/// them; a multi-producer ring gives them back if this is still the newest claim, and
+/// otherwise publishes them as a *hole* that readers skip without seeing (so the ring never
+/// stalls on a partial publish, the GNU Radio 4 hang).
+///
+/// **Panics.** With the `std` feature, a span dropped while its thread is panicking publishes
+/// nothing (as `publish(0)`), so half-written slots are never seen. Without `std` there is no
+/// way to tell and the span publishes everything; no_std targets normally abort on panic.
+///
+/// Slots hold whatever value they last had (the ring's memory is always initialised): a slot
+/// can carry reusable state (a buffer, a callback) that the writer updates in place.
+///
+/// ```
+/// use spanring_core::{Ring, SliceStorage};
+/// let mut memory = [0u32; 4];
+/// let ring: Ring<_> = Ring::starting_at(SliceStorage::new(&mut memory), 3).unwrap();
+/// let mut w = ring.writer().unwrap();
+/// let mut r = ring.reader().unwrap();
+/// let mut span = w.try_reserve(3).unwrap(); // slots 3, 0, 1: crosses the end
+/// let (first, second) = span.as_mut_slices();
+/// assert_eq!((first.len(), second.len()), (1, 2));
+/// span.copy_from_slice(&[10, 11, 12]);
+/// span.publish(2); // 12 is released, not published
+/// assert_eq!(r.try_read(8).unwrap().to_array::<2>(), Some([10, 11]));
+/// ```
+pub struct WriteSpan<'w, R>
+where
+    R: Deref,
+    R::Target: RingCore,
+{
+    writer: &'w mut Writer<R>,
+    start: usize,
+    len: usize,
+    done: bool,
+}
+
+impl<'w, S, P, W, const N: usize, R> WriteSpan<'w, R>
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+{
+    pub(crate) fn new(writer: &'w mut Writer<R>, start: usize, len: usize) -> Self {
+        Self { writer, start, len, done: false }
+    }
+
+    /// Number of reserved slots.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `true` for a zero-slot reservation.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The cursor of the first reserved slot (its position in the stream).
+    pub fn start(&self) -> usize {
+        self.start
+    }
+
+    /// The reserved slots as two slices, in order; the second is empty unless the span
+    /// crosses the end of plain (not double-mapped) memory.
+    pub fn as_mut_slices(&mut self) -> (&mut [S::Item], &mut [S::Item]) {
+        let (head, first, second) = self.writer.ring.parts(self.start, self.len);
+        let base = self.writer.ring.storage.as_mut_ptr();
+        // SAFETY: the claim protocol gave this span exclusive use of slots [start, start+len):
+        // no reader can see them (not yet published) and no other writer can claim them
+        // (the claim cursor / the unique SP writer). `parts` derived `head` and `base` from one
+        // storage pointer: `head..head+first` lies within the storage (or within its second
+        // mapping when double-mapped) and `base..base+second` wraps to the start; the two
+        // ranges are disjoint slots because len ≤ capacity. Both are initialised `Item`s per
+        // the `Storage` contract. The borrow of `self` prevents any other access meanwhile.
+        unsafe {
+            (
+                core::slice::from_raw_parts_mut(head, first),
+                core::slice::from_raw_parts_mut(base, second),
+            )
+        }
+    }
+
+    /// The reserved slots as two shared slices.
+    pub fn as_slices(&self) -> (&[S::Item], &[S::Item]) {
+        let (head, first, second) = self.writer.ring.parts(self.start, self.len);
+        let base = self.writer.ring.storage.as_mut_ptr();
+        // SAFETY: as in `as_mut_slices`; shared access through `&self`.
+        unsafe {
+            (
+                core::slice::from_raw_parts(head.cast_const(), first),
+                core::slice::from_raw_parts(base.cast_const(), second),
+            )
+        }
+    }
+
+    /// The `i`th reserved slot.
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut S::Item> {
+        let (a, b) = self.as_mut_slices();
+        let a_len = a.len();
+        if i < a_len {
+            a.get_mut(i)
+        } else {
+            b.get_mut(i - a_len)
+        }
+    }
+
+    /// Iterates over the reserved slots in order.
+    pub fn iter_mut(
+        &mut self,
+    ) -> core::iter::Chain<core::slice::IterMut<'_, S::Item>, core::slice::IterMut<'_, S::Item>> {
+        let (a, b) = self.as_mut_slices();
+        a.iter_mut().chain(b.iter_mut())
+    }
+
+    /// Copies `src` into the span.
+    ///
+    /// # Panics
+    ///
+    /// If `src.len() != self.len()` (as `slice::copy_from_slice`).
+    pub fn copy_from_slice(&mut self, src: &[S::Item])
+    where
+        S::Item: Copy,
+    {
+        assert_eq!(src.len(), self.len, "source length must equal the span length");
+        let (a, b) = self.as_mut_slices();
+        let (sa, sb) = src.split_at(a.len());
+        a.copy_from_slice(sa);
+        b.copy_from_slice(sb);
+    }
+
+    /// Sets every reserved slot to `value`.
+    pub fn fill(&mut self, value: S::Item)
+    where
+        S::Item: Clone,
+    {
+        let (a, b) = self.as_mut_slices();
+        a.fill(value.clone());
+        b.fill(value);
+    }
+
+    /// Publishes the first `count` slots (clamped to the span length) and releases the rest.
+    pub fn publish(mut self, count: usize) {
+        self.finish(count.min(self.len));
+    }
+
+    fn finish(&mut self, count: usize) {
+        if !self.done {
+            self.done = true;
+            self.writer.ring.finish_span(self.start, self.len, count, &mut self.writer.claim);
+        }
+    }
+}
+
+impl<S, P, W, const N: usize, R> Deref for WriteSpan<'_, R>
+where
+    S: DoubleMappedStorage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+{
+    type Target = [S::Item];
+    fn deref(&self) -> &[S::Item] {
+        self.as_slices().0
+    }
+}
+
+impl<S, P, W, const N: usize, R> DerefMut for WriteSpan<'_, R>
+where
+    S: DoubleMappedStorage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+{
+    fn deref_mut(&mut self) -> &mut [S::Item] {
+        self.as_mut_slices().0
+    }
+}
+
+impl<S, P, W, const N: usize, R> core::ops::Index<usize> for WriteSpan<'_, R>
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+{
+    type Output = S::Item;
+    fn index(&self, i: usize) -> &S::Item {
+        let (a, b) = self.as_slices();
+        if i < a.len() {
+            &a[i]
+        } else {
+            &b[i - a.len()]
+        }
+    }
+}
+
+impl<S, P, W, const N: usize, R> core::ops::IndexMut<usize> for WriteSpan<'_, R>
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+{
+    fn index_mut(&mut self, i: usize) -> &mut S::Item {
+        let len = self.len;
+        self.get_mut(i).unwrap_or_else(|| panic!("index {i} out of a span of {len}"))
+    }
+}
+
+impl<R> Drop for WriteSpan<'_, R>
+where
+    R: Deref,
+    R::Target: RingCore,
+{
+    fn drop(&mut self) {
+        if !self.done {
+            self.done = true;
+            // During unwinding publish nothing: the slots may be half written.
+            let count = if crate::panicking() { 0 } else { self.len };
+            self.writer.ring.finish_span(self.start, self.len, count, &mut self.writer.claim);
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! [`Writer`]: the handle that reserves spans; single- or multi-producer by the ring's type.
+
+use core::ops::Deref;
+use core::time::Duration;
+
+use crate::claim::{MultiClaim, Producer};
+use crate::error::{AttachError, ReserveError};
+use crate::sync::Ordering;
+use crate::ring::RingCore;
+use crate::{Ring, Storage, WaitStrategy, WaitTimeout, WriteSpan};
+
+/// Reserves spans of slots in a [`Ring`] and publishes them.
+///
+/// `R` is anything that dereferences to the ring: `&Ring` (from [`Ring::writer`]) or an owning
+/// pointer such as `Arc<Ring>` (via [`Writer::attach`]). A single-producer ring has exactly one
+/// writer (this handle is then not `Clone`); a multi-producer writer can be cloned.
+///
+/// Waiting follows one naming rule: `try_reserve` never waits (usable from an interrupt
+/// handler), `reserve` waits through the ring's [`WaitStrategy`], `reserve_timeout` waits at
+/// most a given time.
+///
+/// ```
+/// use spanring_core::{Ring, SliceStorage};
+/// let mut memory = [0u8; 4];
+/// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+/// let _reader = ring.reader().unwrap();
+/// let mut writer = ring.writer().unwrap();
+/// writer.try_reserve(4).unwrap().fill(7); // published on drop
+/// assert!(matches!(writer.try_reserve(1), Err(spanring_core::ReserveError::Full { free: 0 })));
+/// ```
+#[derive(Debug)]
+pub struct Writer<R>
+where
+    R: Deref,
+    R::Target: RingCore,
+{
+    pub(crate) ring: R,
+    /// Single-producer only: the writer's own claim cursor (== published between spans).
+    pub(crate) claim: usize,
+    /// Single-producer only: a lower bound of every reader cursor.
+    pub(crate) min_cache: usize,
+}
+
+impl<S, P, W, const N: usize, R> Writer<R>
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+{
+    /// A writer for the ring behind `ring`.
+    ///
+    /// # Errors
+    ///
+    /// [`AttachError::WriterTaken`] if the ring is single-producer and its writer was taken.
+    pub fn attach(ring: R) -> Result<Self, AttachError> {
+        if !ring.producer.take_writer() {
+            return Err(AttachError::WriterTaken);
+        }
+        // Relaxed: a count only; closing on the last drop uses AcqRel.
+        ring.writers.fetch_add(1, Ordering::Relaxed);
+        // Acquire: the published cursor is where this writer's claims continue.
+        let claim = ring.published.load(Ordering::Acquire);
+        let min_cache = ring.readers.cached_min();
+        Ok(Self { ring, claim, min_cache })
+    }
+
+    /// The ring.
+    pub fn ring(&self) -> &Ring<S, P, W, N> {
+        &self.ring
+    }
+
+    /// Slots free right now for this writer (a snapshot; rescans the readers).
+    pub fn free(&mut self) -> usize {
+        let ring = &*self.ring;
+        let min = ring.refresh_min().unwrap_or_else(|| ring.readers.cached_min());
+        let claim = match ring.producer.multi() {
+            Some(m) => m.claim().load(Ordering::Relaxed),
+            None => self.claim,
+        };
+        let used = ring.layout.distance(min, claim).max(0) as usize;
+        ring.capacity().saturating_sub(used)
+    }
+
+    /// Reserves exactly `n` slots without waiting. The span publishes all `n` when dropped,
+    /// or fewer with [`WriteSpan::publish`].
+    ///
+    /// # Errors
+    ///
+    /// [`ReserveError::Full`] (with the free count), [`ReserveError::TooLarge`] if
+    /// `n > capacity`, [`ReserveError::Closed`]. Returns in bounded time: it never waits for
+    /// another writer (a stalled claimer only holds back readers, never other claims).
+    pub fn try_reserve(&mut self, n: usize) -> Result<WriteSpan<'_, R>, ReserveError> {
+        let start = self.try_claim(n)?;
+        Ok(WriteSpan::new(self, start, n))
+    }
+
+    /// Reserves exactly `n` slots, waiting through the ring's wait strategy while the ring is
+    /// full.
+    ///
+    /// # Errors
+    ///
+    /// [`ReserveError::TooLarge`] if `n > capacity`, [`ReserveError::Closed`].
+    pub fn reserve(&mut self, n: usize) -> Result<WriteSpan<'_, R>, ReserveError> {
+        let start = self.claim_waiting(n, |w, ready| {
+            w.wait_until(ready);
+            true
+        })?;
+        Ok(WriteSpan::new(self, start, n))
+    }
+
+    /// As [`reserve`](Self::reserve), giving up after `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// As [`reserve`](Self::reserve), plus [`ReserveError::TimedOut`].
+    pub fn reserve_timeout(
+        &mut self,
+        n: usize,
+        timeout: Duration,
+    ) -> Result<WriteSpan<'_, R>, ReserveError>
+    where
+        W: WaitTimeout,
+    {
+        let start = self.claim_waiting(n, |w, ready| w.wait_until_timeout(ready, timeout))?;
+        Ok(WriteSpan::new(self, start, n))
+    }
+
+    /// Claims `n` slots, waiting through `wait` while the ring is full; `wait` returns `false`
+    /// when it gave up.
+    fn claim_waiting(
+        &mut self,
+        n: usize,
+        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+    ) -> Result<usize, ReserveError> {
+        let ring = &*self.ring;
+        let (claim, min_cache) = (&mut self.claim, &mut self.min_cache);
+        let mut outcome = Self::claim_in(ring, claim, min_cache, n);
+        if matches!(outcome, Err(ReserveError::Full { .. })) {
+            let ready = wait(&ring.space, &mut || {
+                outcome = Self::claim_in(ring, claim, min_cache, n);
+                !matches!(outcome, Err(ReserveError::Full { .. }))
+            });
+            if !ready {
+                return Err(ReserveError::TimedOut);
+            }
+        }
+        outcome
+    }
+
+    #[inline]
+    fn try_claim(&mut self, n: usize) -> Result<usize, ReserveError> {
+        Self::claim_in(&self.ring, &mut self.claim, &mut self.min_cache, n)
+    }
+
+    /// Claims `n` slots: returns the first cursor. Free space is `capacity` minus the distance
+    /// from the slowest reader (a cached lower bound, refreshed only when it looks too small)
+    /// to the claim cursor.
+    #[inline]
+    fn claim_in(
+        ring: &Ring<S, P, W, N>,
+        claim: &mut usize,
+        min_cache: &mut usize,
+        n: usize,
+    ) -> Result<usize, ReserveError> {
+        let cap = ring.capacity();
+        if n > cap {
+            return Err(ReserveError::TooLarge { requested: n, capacity: cap });
+        }
+        // Relaxed: a hint; nothing is read on the strength of it.
+        if ring.closed.load(Ordering::Relaxed) {
+            return Err(ReserveError::Closed);
+        }
+        let layout = &ring.layout;
+        match ring.producer.multi() {
+            None => {
+                let free = |min: usize| cap - layout.distance(min, *claim) as usize;
+                if free(*min_cache) < n {
+                    if let Some(min) = ring.refresh_min() {
+                        *min_cache = min;
+                    }
+                    let free = free(*min_cache);
+                    if free < n {
+                        return Err(ReserveError::Full { free });
+                    }
+                }
+                Ok(*claim)
+            }
+            Some(m) => loop {
+                // The cached minimum first, then the claim: the minimum is ≤ the claim it was
+                // computed under, and claims only grow, so `used` starts non-negative.
+                let mut min = ring.readers.cached_min();
+                // Relaxed: the CAS below validates the value; slot reuse is ordered by the
+                // Acquire loads of reader cursors (or of the cached minimum) instead.
+                let c = m.claim().load(Ordering::Relaxed);
+                let mut used = layout.distance(min, c);
+                if used < 0 {
+                    continue;
+                }
+                if cap - (used as usize) < n {
+                    if let Some(fresh) = ring.refresh_min() {
+                        min = fresh;
+                    }
+                    used = layout.distance(min, c);
+                    if used < 0 {
+                        continue;
+                    }
+                    let free = cap.saturating_sub(used as usize);
+                    if free < n {
+                        if m.claim().load(Ordering::Relaxed) != c {
+                            continue; // someone claimed or gave back meanwhile: recompute
+                        }
+                        return Err(ReserveError::Full { free });
+                    }
+                }
+                // Relaxed: the CAS makes the range ours; nothing is published by claiming.
+                if m.claim()
+                    .compare_exchange_weak(c, layout.advance(c, n), Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    return Ok(c);
+                }
+            },
+        }
+    }
+}
+
+impl<S, B, W, const N: usize, R> Clone for Writer<R>
+where
+    S: Storage,
+    B: AsRef<[crate::sync::AtomicUsize]>,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, crate::MultiProducer<B>, W, N>> + Clone,
+{
+    /// Another writer of the same multi-producer ring.
+    fn clone(&self) -> Self {
+        // Relaxed: a count only (see `attach`).
+        self.ring.writers.fetch_add(1, Ordering::Relaxed);
+        Self { ring: self.ring.clone(), claim: self.claim, min_cache: self.min_cache }
+    }
+}
+
+impl<R> Drop for Writer<R>
+where
+    R: Deref,
+    R::Target: RingCore,
+{
+    fn drop(&mut self) {
+        self.ring.writer_dropped();
+    }
+}
