@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The whole workspace test suite (unit + integration tests; not doc-tests or benches) on
+# aarch64 and i686 Linux, cross-compiled on the host and run under qemu-user.
+#
+# Why these two: aarch64 is the main weakly-ordered 64-bit target; i686 is 32-bit, so usize
+# cursors wrap at 2^32 and there is no native 64-bit CAS in the usual sense (tokio#5042,
+# concurrent-queue#12). Caveat: qemu-user runs guest threads on the host's CPU, so aarch64's
+# weak memory ordering is NOT reproduced on an x86_64 host; loom (ci/loom.sh) covers ordering.
+#
+# Flags (set per target through cargo's environment config, no .cargo/config.toml needed):
+# - CARGO_TARGET_<TRIPLE>_LINKER: the Debian cross gcc, which knows the target's libc.
+# - CARGO_TARGET_<TRIPLE>_RUNNER: cargo prefixes each test binary with it; `-L` is the
+#   target's sysroot (from libc6-dev-*-cross) where qemu finds the dynamic loader and libc.
+# - --lib --tests: unit and integration tests; doc-tests would need rustdoc's own runner
+#   setup, and benches are timing, not tests.
+# Uses the main target dir: cross artifacts go to target/<triple>/ and do not disturb it.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+# triple | linker | qemu binary | sysroot
+TARGETS=(
+    "aarch64-unknown-linux-gnu|aarch64-linux-gnu-gcc|qemu-aarch64|/usr/aarch64-linux-gnu"
+    "i686-unknown-linux-gnu|i686-linux-gnu-gcc|qemu-i386|/usr/i686-linux-gnu"
+)
+
+note "qemu: targets.md 'test under qemu' rows are all run here"
+mapfile -t md_rows < <(awk -F'|' '/^\| *`[a-z0-9_]+-[a-z0-9_-]+` *\|/ && tolower($3) ~ /qemu/ {
+    gsub(/[ `]/, "", $2); print $2 }' targets.md)
+((${#md_rows[@]})) || die "no 'test under qemu' rows found in targets.md (table format changed?)"
+for t in "${md_rows[@]}"; do
+    printf '%s\n' "${TARGETS[@]}" | cut -d'|' -f1 | grep -qx "$t" ||
+        die "targets.md lists $t as 'test under qemu' but ci/qemu.sh does not run it"
+done
+
+for entry in "${TARGETS[@]}"; do
+    IFS='|' read -r triple linker qemu sysroot <<<"$entry"
+    need_target "$triple"
+    need_cmd "$linker"
+    need_cmd "$qemu"
+    [[ -d $sysroot ]] || die "$sysroot missing; run: bash ci/install.sh"
+    up="$(tr 'a-z-' 'A-Z_' <<<"$triple")"
+    note "qemu: $triple"
+    run env "CARGO_TARGET_${up}_LINKER=$linker" \
+        "CARGO_TARGET_${up}_RUNNER=$qemu -L $sysroot" \
+        cargo test --workspace --target "$triple" --lib --tests
+done
