@@ -6,8 +6,8 @@
 //!
 //! Run: `cargo bench -p spanring-std --bench wait`. Each figure is the median of 3 runs.
 
+use spanring_core::sync::{AtomicUsize, Ordering};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -71,7 +71,11 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 fn ping_pong<W: WaitStrategy + Send + Sync + 'static>(name: &str, make: impl Fn() -> W) {
     let rate = median((0..RUNS).map(|_| ping_pong_once(&make)).collect());
-    println!("ping-pong   {name:<28} {:>12.0} round trips/s  ({:>8.2} µs/trip)", rate, 1e6 / rate);
+    println!(
+        "ping-pong   {name:<28} {:>12.0} round trips/s  ({:>8.2} µs/trip)",
+        rate,
+        1e6 / rate
+    );
 }
 
 fn idle_notify<W: WaitStrategy>(name: &str, wait: W) {
@@ -80,7 +84,10 @@ fn idle_notify<W: WaitStrategy>(name: &str, wait: W) {
 }
 
 fn main() {
-    println!("cores: {}", thread::available_parallelism().map_or(0, |n| n.get()));
+    println!(
+        "cores: {}",
+        thread::available_parallelism().map_or(0, |n| n.get())
+    );
     #[cfg(target_os = "linux")]
     {
         ping_pong("FutexWait (spins=0)", || FutexWait::with_spins(0));

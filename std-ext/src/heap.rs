@@ -61,7 +61,11 @@ impl<T> HeapStorage<T> {
         let raw: *mut [T] = Box::into_raw(items);
         // SAFETY: `Box::into_raw` never returns null.
         let ptr = unsafe { NonNull::new_unchecked(raw.cast::<T>()) };
-        Ok(Self { ptr, len, _owns: PhantomData })
+        Ok(Self {
+            ptr,
+            len,
+            _owns: PhantomData,
+        })
     }
 
     /// `capacity` slots, each `T::default()`.
@@ -88,7 +92,9 @@ impl<T> Drop for HeapStorage<T> {
 
 impl<T> fmt::Debug for HeapStorage<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HeapStorage").field("capacity", &self.len).finish_non_exhaustive()
+        f.debug_struct("HeapStorage")
+            .field("capacity", &self.len)
+            .finish_non_exhaustive()
     }
 }
 

@@ -35,6 +35,16 @@ mod wait;
 pub use heap::{EmptyStorage, HeapStorage};
 #[cfg(unix)]
 pub use mmap::{DoubleMapped, MapError, MapStep, Zeroable};
-pub use wait::{BlockingWait, CondvarWait, SleepWait, YieldWait};
 #[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
 pub use wait::FutexWait;
+pub use wait::{BlockingWait, CondvarWait, SleepWait, YieldWait};
+
+// Thread-safety of the public types, checked at compile time.
+static_assertions::assert_impl_all!(HeapStorage<u8>: Send, Sync);
+static_assertions::assert_not_impl_any!(HeapStorage<std::rc::Rc<u8>>: Send, Sync);
+#[cfg(unix)]
+static_assertions::assert_impl_all!(DoubleMapped<u8>: Send, Sync);
+#[cfg(unix)]
+static_assertions::assert_not_impl_any!(DoubleMapped<*const u8>: Send, Sync);
+static_assertions::assert_impl_all!(BlockingWait: Send, Sync);
+static_assertions::assert_impl_all!(CondvarWait: Send, Sync);

@@ -22,13 +22,19 @@ fn writes_through_the_pointer_are_kept() {
     unsafe { storage.as_mut_ptr().add(3).write(9) };
     // SAFETY: as above.
     assert_eq!(unsafe { storage.as_mut_ptr().add(3).read() }, 9);
-    assert!(!<HeapStorage<u32> as Storage>::DOUBLE_MAPPED);
+    const { assert!(!<HeapStorage<u32> as Storage>::DOUBLE_MAPPED) };
 }
 
 #[test]
 fn empty_is_an_error() {
-    assert_eq!(HeapStorage::<u8>::new(Vec::new()).unwrap_err(), EmptyStorage);
-    assert_eq!(HeapStorage::<u8>::with_capacity(0).unwrap_err(), EmptyStorage);
+    assert_eq!(
+        HeapStorage::<u8>::new(Vec::new()).unwrap_err(),
+        EmptyStorage
+    );
+    assert_eq!(
+        HeapStorage::<u8>::with_capacity(0).unwrap_err(),
+        EmptyStorage
+    );
     assert!(!EmptyStorage.to_string().is_empty());
 }
 

@@ -18,7 +18,7 @@ fn assert_double_mapped<S: DoubleMappedStorage>(_: &S) {}
 fn second_half_aliases_first_both_ways() {
     let buf = DoubleMapped::<u32>::new(1000).unwrap();
     assert_double_mapped(&buf);
-    assert!(<DoubleMapped<u32> as Storage>::DOUBLE_MAPPED);
+    const { assert!(<DoubleMapped<u32> as Storage>::DOUBLE_MAPPED) };
     let cap = buf.capacity();
     let p = buf.as_mut_ptr();
     for i in [0, 1, cap / 2, cap - 1] {
@@ -26,9 +26,19 @@ fn second_half_aliases_first_both_ways() {
         // SAFETY: i < cap and i + cap < 2 * cap: both in the mapping; we are its only user.
         unsafe {
             p.add(i + cap).write(marker);
-            assert_eq!(p.add(i).read(), marker, "write at {} not seen at {i}", i + cap);
+            assert_eq!(
+                p.add(i).read(),
+                marker,
+                "write at {} not seen at {i}",
+                i + cap
+            );
             p.add(i).write(!marker);
-            assert_eq!(p.add(i + cap).read(), !marker, "write at {i} not seen at {}", i + cap);
+            assert_eq!(
+                p.add(i + cap).read(),
+                !marker,
+                "write at {i} not seen at {}",
+                i + cap
+            );
         }
     }
 }
@@ -44,7 +54,10 @@ fn a_span_across_the_wrap_point_is_contiguous() {
     span.copy_from_slice(&[10, 11, 12, 13]);
     // SAFETY: indices < cap are in the first half.
     let read = |i: usize| unsafe { p.add(i).read() };
-    assert_eq!([read(cap - 2), read(cap - 1), read(0), read(1)], [10, 11, 12, 13]);
+    assert_eq!(
+        [read(cap - 2), read(cap - 1), read(0), read(1)],
+        [10, 11, 12, 13]
+    );
 }
 
 #[test]
@@ -68,7 +81,10 @@ fn capacity_rounds_up_to_the_lcm_of_page_and_item_size() {
 
     let b = DoubleMapped::<u8>::new(1).unwrap();
     assert_eq!(b.capacity(), page);
-    assert_eq!(DoubleMapped::<u8>::new(page + 1).unwrap().capacity(), 2 * page);
+    assert_eq!(
+        DoubleMapped::<u8>::new(page + 1).unwrap().capacity(),
+        2 * page
+    );
 
     let w = DoubleMapped::<u32>::new(1).unwrap();
     assert_eq!(bytes_of(w.capacity(), 4), page);
@@ -77,7 +93,10 @@ fn capacity_rounds_up_to_the_lcm_of_page_and_item_size() {
     let t = DoubleMapped::<[u8; 3]>::new(1).unwrap();
     assert_eq!(bytes_of(t.capacity(), 3), 3 * page);
     assert_eq!(t.capacity(), page);
-    assert_eq!(DoubleMapped::<[u8; 3]>::new(page + 1).unwrap().capacity(), 2 * page);
+    assert_eq!(
+        DoubleMapped::<[u8; 3]>::new(page + 1).unwrap().capacity(),
+        2 * page
+    );
 
     // A 4096-byte item: lcm(page, 4096) = max(page, 4096) for power-of-two pages.
     let big = DoubleMapped::<Page>::new(3).unwrap();
@@ -86,7 +105,10 @@ fn capacity_rounds_up_to_the_lcm_of_page_and_item_size() {
     assert_eq!(bytes_of(big.capacity(), 4096) % page, 0);
 
     // rounded_capacity predicts new() without mapping.
-    assert_eq!(DoubleMapped::<[u8; 3]>::rounded_capacity(1).unwrap(), t.capacity());
+    assert_eq!(
+        DoubleMapped::<[u8; 3]>::rounded_capacity(1).unwrap(),
+        t.capacity()
+    );
 }
 
 #[test]
@@ -105,11 +127,26 @@ fn wrap_aliasing_holds_for_odd_item_sizes() {
 #[test]
 #[cfg_attr(miri, ignore)]
 fn absurd_sizes_are_errors_not_panics() {
-    assert!(matches!(DoubleMapped::<u8>::new(usize::MAX), Err(MapError::TooLarge { .. })));
-    assert!(matches!(DoubleMapped::<u64>::new(usize::MAX / 8), Err(MapError::TooLarge { .. })));
-    assert!(matches!(DoubleMapped::<[u8; 1 << 20]>::new(usize::MAX / 4), Err(MapError::TooLarge { .. })));
-    assert_eq!(DoubleMapped::<u8>::new(0).unwrap_err(), MapError::ZeroCapacity);
-    assert_eq!(DoubleMapped::<()>::new(16).unwrap_err(), MapError::ZeroSizedItem);
+    assert!(matches!(
+        DoubleMapped::<u8>::new(usize::MAX),
+        Err(MapError::TooLarge { .. })
+    ));
+    assert!(matches!(
+        DoubleMapped::<u64>::new(usize::MAX / 8),
+        Err(MapError::TooLarge { .. })
+    ));
+    assert!(matches!(
+        DoubleMapped::<[u8; 1 << 20]>::new(usize::MAX / 4),
+        Err(MapError::TooLarge { .. })
+    ));
+    assert_eq!(
+        DoubleMapped::<u8>::new(0).unwrap_err(),
+        MapError::ZeroCapacity
+    );
+    assert_eq!(
+        DoubleMapped::<()>::new(16).unwrap_err(),
+        MapError::ZeroSizedItem
+    );
     // Representable but far beyond any address space: the OS refuses, we get a typed error.
     let huge = DoubleMapped::<u8>::new(1 << 60);
     match huge {
@@ -135,7 +172,9 @@ fn failures_and_drops_leak_nothing() {
             assert!(DoubleMapped::<u8>::new(1 << 60).is_err());
         }
     }
-    let open_fds = std::fs::read_dir("/proc/self/fd").map(|d| d.count()).unwrap_or(0);
+    let open_fds = std::fs::read_dir("/proc/self/fd")
+        .map(|d| d.count())
+        .unwrap_or(0);
     assert!(open_fds < 200, "{open_fds} fds open: leaked?");
 }
 

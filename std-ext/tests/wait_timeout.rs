@@ -1,14 +1,14 @@
 //! `wait_until_timeout`: gives up only after the timeout and after one last check, and returns
 //! `true` as soon as the condition holds.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use spanring_core::sync::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use spanring_core::WaitTimeout;
 #[cfg(target_os = "linux")]
 use spanring_std::FutexWait;
-use spanring_core::WaitTimeout;
 use spanring_std::{BlockingWait, CondvarWait, SleepWait, YieldWait};
 
 const TIMEOUT: Duration = Duration::from_millis(20);
@@ -26,8 +26,15 @@ fn times_out<W: WaitTimeout>(wait: &W) {
         TIMEOUT,
     );
     assert!(!got, "a never-true condition reported ready");
-    assert!(start.elapsed() >= TIMEOUT, "gave up after {:?} < {TIMEOUT:?}", start.elapsed());
-    assert!(last_check - start >= TIMEOUT, "no check at/after the deadline");
+    assert!(
+        start.elapsed() >= TIMEOUT,
+        "gave up after {:?} < {TIMEOUT:?}",
+        start.elapsed()
+    );
+    assert!(
+        last_check - start >= TIMEOUT,
+        "no check at/after the deadline"
+    );
     assert!(checks >= 2);
 }
 
@@ -45,7 +52,10 @@ fn woken_before_timeout<W: WaitTimeout + Send + Sync + 'static>(wait: W) {
         w.notify_all();
     });
     // Generous timeout: the result must be true whatever the scheduling.
-    assert!(wait.wait_until_timeout(&mut || flag.load(Ordering::Acquire), Duration::from_secs(60)));
+    assert!(wait.wait_until_timeout(
+        &mut || flag.load(Ordering::Acquire),
+        Duration::from_secs(60)
+    ));
     t.join().unwrap();
 }
 

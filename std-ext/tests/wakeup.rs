@@ -2,15 +2,15 @@
 //! for its turn and notifying the other's. A lost wake-up would hang both; the main thread
 //! watches progress and fails the test after 10 s without any, instead of hanging.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use spanring_core::sync::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use spanring_core::WaitStrategy;
 #[cfg(target_os = "linux")]
 use spanring_std::FutexWait;
 use spanring_std::{BlockingWait, CondvarWait, YieldWait};
-use spanring_core::WaitStrategy;
 
 const ROUNDS: usize = if cfg!(miri) { 200 } else { 100_000 };
 const STALL_LIMIT: Duration = Duration::from_secs(10);

@@ -40,7 +40,10 @@ pub(crate) fn round_capacity(
     if requested == 0 {
         return Err(MapError::ZeroCapacity);
     }
-    let too_large = MapError::TooLarge { requested, item_size };
+    let too_large = MapError::TooLarge {
+        requested,
+        item_size,
+    };
     // lcm = page / gcd * item: dividing first keeps the intermediate small.
     let unit_bytes = (page_size / gcd(page_size, item_size))
         .checked_mul(item_size)
@@ -63,7 +66,13 @@ mod tests {
 
     #[test]
     fn bytes_round_to_whole_pages() {
-        assert_eq!(round_capacity(1, 1, 4096).unwrap(), Rounded { items: 4096, bytes: 4096 });
+        assert_eq!(
+            round_capacity(1, 1, 4096).unwrap(),
+            Rounded {
+                items: 4096,
+                bytes: 4096
+            }
+        );
         assert_eq!(round_capacity(4097, 1, 4096).unwrap().items, 8192);
         assert_eq!(round_capacity(1, 1, 16384).unwrap().items, 16384);
     }
@@ -71,7 +80,13 @@ mod tests {
     #[test]
     fn odd_item_sizes_use_the_lcm() {
         // lcm(4096, 3) = 12288 bytes = 4096 items of 3 bytes.
-        assert_eq!(round_capacity(1, 3, 4096).unwrap(), Rounded { items: 4096, bytes: 12288 });
+        assert_eq!(
+            round_capacity(1, 3, 4096).unwrap(),
+            Rounded {
+                items: 4096,
+                bytes: 12288
+            }
+        );
         assert_eq!(round_capacity(4097, 3, 4096).unwrap().items, 8192);
         // lcm(4096, 24) = 12288 bytes = 512 items.
         assert_eq!(round_capacity(100, 24, 4096).unwrap().items, 512);
@@ -83,8 +98,17 @@ mod tests {
     fn invalid_requests_are_errors() {
         assert_eq!(round_capacity(1, 0, 4096), Err(MapError::ZeroSizedItem));
         assert_eq!(round_capacity(0, 4, 4096), Err(MapError::ZeroCapacity));
-        assert!(matches!(round_capacity(usize::MAX, 1, 4096), Err(MapError::TooLarge { .. })));
-        assert!(matches!(round_capacity(usize::MAX / 2, 1, 4096), Err(MapError::TooLarge { .. })));
-        assert!(matches!(round_capacity(1, usize::MAX, 4096), Err(MapError::TooLarge { .. })));
+        assert!(matches!(
+            round_capacity(usize::MAX, 1, 4096),
+            Err(MapError::TooLarge { .. })
+        ));
+        assert!(matches!(
+            round_capacity(usize::MAX / 2, 1, 4096),
+            Err(MapError::TooLarge { .. })
+        ));
+        assert!(matches!(
+            round_capacity(1, usize::MAX, 4096),
+            Err(MapError::TooLarge { .. })
+        ));
     }
 }

@@ -99,7 +99,10 @@ impl MapError {
 
     /// Builds an [`MapError::Os`] from the calling thread's current `errno`.
     pub(crate) fn last_os_error(step: MapStep) -> Self {
-        MapError::Os { step, errno: errno_of(&std::io::Error::last_os_error()) }
+        MapError::Os {
+            step,
+            errno: errno_of(&std::io::Error::last_os_error()),
+        }
     }
 }
 
@@ -117,15 +120,25 @@ impl fmt::Display for MapError {
                 f,
                 "item alignment {align} exceeds the page size {page_size} that mmap guarantees"
             ),
-            MapError::TooLarge { requested, item_size } => write!(
+            MapError::TooLarge {
+                requested,
+                item_size,
+            } => write!(
                 f,
                 "cannot map {requested} items of {item_size} bytes: size overflows"
             ),
             MapError::Os { step, errno } => {
-                write!(f, "{step} failed: {}", std::io::Error::from_raw_os_error(*errno))
+                write!(
+                    f,
+                    "{step} failed: {}",
+                    std::io::Error::from_raw_os_error(*errno)
+                )
             }
             MapError::WrongAddress { step } => {
-                write!(f, "{step} failed: MAP_FIXED mapping returned another address")
+                write!(
+                    f,
+                    "{step} failed: MAP_FIXED mapping returned another address"
+                )
             }
             MapError::AliasingCheckFailed => {
                 f.write_str("the two halves of the mapping do not alias the same memory")

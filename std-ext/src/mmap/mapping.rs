@@ -38,7 +38,10 @@ unsafe impl Sync for Region {}
 /// Maps `memory` (at least `half` bytes, `half` a non-zero multiple of the page size) twice,
 /// back to back, and verifies that the two halves are the same memory.
 pub(crate) fn map_twice(memory: &OwnedFd, half: usize) -> Result<Region, MapError> {
-    let total = half.checked_mul(2).ok_or(MapError::TooLarge { requested: half, item_size: 1 })?;
+    let total = half.checked_mul(2).ok_or(MapError::TooLarge {
+        requested: half,
+        item_size: 1,
+    })?;
     // SAFETY: a fresh anonymous mapping at an address of the kernel's choosing touches no
     // existing memory. PROT_NONE + MAP_NORESERVE: address space only, no commit charge.
     let reserved = unsafe {
@@ -56,7 +59,9 @@ pub(crate) fn map_twice(memory: &OwnedFd, half: usize) -> Result<Region, MapErro
     }
     let Some(base) = NonNull::new(reserved.cast::<u8>()) else {
         // Never happens for a non-MAP_FIXED mapping, but if it did we must not treat it as ours.
-        return Err(MapError::WrongAddress { step: MapStep::Reserve });
+        return Err(MapError::WrongAddress {
+            step: MapStep::Reserve,
+        });
     };
     // From here on `region` unmaps the whole 2× range on any early return.
     let region = Region { base, len: total };
@@ -136,6 +141,9 @@ pub(crate) fn page_size() -> Result<usize, MapError> {
     let raw = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     match usize::try_from(raw) {
         Ok(size) if size.is_power_of_two() => Ok(size),
-        _ => Err(MapError::Os { step: MapStep::PageSize, errno: libc::EINVAL }),
+        _ => Err(MapError::Os {
+            step: MapStep::PageSize,
+            errno: libc::EINVAL,
+        }),
     }
 }

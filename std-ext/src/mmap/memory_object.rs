@@ -2,6 +2,9 @@
 //! kernels and containers that lack the best option.
 
 use std::os::fd::{FromRawFd, OwnedFd};
+// A plain std atomic on purpose: this counter only makes names unique, takes part in no
+// protocol worth model-checking, and must be a `static` (loom atomics cannot be).
+#[allow(clippy::disallowed_types)]
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::error::{errno_of, MapError, MapStep};
@@ -15,7 +18,10 @@ use super::error::{errno_of, MapError, MapStep};
 pub(crate) fn create(len: usize) -> Result<OwnedFd, MapError> {
     let fd = open_any()?;
     let Ok(len) = libc::off_t::try_from(len) else {
-        return Err(MapError::Os { step: MapStep::Resize, errno: libc::EFBIG });
+        return Err(MapError::Os {
+            step: MapStep::Resize,
+            errno: libc::EFBIG,
+        });
     };
     // SAFETY: `fd` is an open descriptor we own; ftruncate only changes the object's size.
     if unsafe { libc::ftruncate(std::os::fd::AsRawFd::as_raw_fd(&fd), len) } != 0 {
@@ -33,7 +39,10 @@ fn open_any() -> Result<OwnedFd, MapError> {
     if let Ok(fd) = shm() {
         return Ok(fd);
     }
-    temp_file().map_err(|errno| MapError::Os { step: MapStep::CreateMemoryObject, errno })
+    temp_file().map_err(|errno| MapError::Os {
+        step: MapStep::CreateMemoryObject,
+        errno,
+    })
 }
 
 /// `memfd_create` through the raw syscall, so that an old libc without the wrapper still works.
@@ -52,6 +61,7 @@ fn memfd() -> Result<OwnedFd, i32> {
 }
 
 /// A process-wide counter that makes object and file names unique (with the pid).
+#[allow(clippy::disallowed_types)]
 static NAME_COUNTER: AtomicU32 = AtomicU32::new(0);
 
 fn unique_name(prefix: &str) -> String {
@@ -95,7 +105,12 @@ fn temp_file() -> Result<OwnedFd, i32> {
     let mut last = libc::EEXIST;
     for _ in 0..8 {
         let path = std::env::temp_dir().join(unique_name("."));
-        match std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
             Ok(file) => {
                 // Best effort: if removing fails the file merely stays visible (and we still
                 // work); there is nothing better to do with that error.
@@ -121,8 +136,11 @@ mod tests {
     /// inside `map_twice`).
     fn maps_twice(fd: OwnedFd) {
         let len = crate::mmap::mapping::page_size().unwrap();
-        // SAFETY: `fd` is an open descriptor we own.
-        assert_eq!(unsafe { libc::ftruncate(fd.as_raw_fd(), len as libc::off_t) }, 0);
+        assert_eq!(
+            // SAFETY: `fd` is an open descriptor we own.
+            unsafe { libc::ftruncate(fd.as_raw_fd(), len as libc::off_t) },
+            0
+        );
         assert!(crate::mmap::mapping::map_twice(&fd, len).is_ok());
     }
 

@@ -99,7 +99,11 @@ impl<T: Copy + Zeroable> DoubleMapped<T> {
         let memory = memory_object::create(rounded.bytes)?;
         let region = mapping::map_twice(&memory, rounded.bytes)?;
         // `memory` is closed here: the two mappings keep the object alive until `region` drops.
-        Ok(Self { region, capacity: rounded.items, _items: PhantomData })
+        Ok(Self {
+            region,
+            capacity: rounded.items,
+            _items: PhantomData,
+        })
     }
 
     /// The capacity that [`new`](Self::new) would round `min_capacity` to on this system,

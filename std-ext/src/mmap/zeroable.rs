@@ -38,7 +38,25 @@ macro_rules! zeroable {
     };
 }
 
-zeroable!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64, bool, char, ());
+zeroable!(
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    f32,
+    f64,
+    bool,
+    char,
+    ()
+);
 zeroable!(
     Option<NonZeroU8>,
     Option<NonZeroU16>,

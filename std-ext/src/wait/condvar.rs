@@ -20,7 +20,7 @@ use std::time::Duration;
 use spanring_core::{WaitStrategy, WaitTimeout};
 
 use super::deadline::Deadline;
-use super::{spin_phase, DEFAULT_SPINS};
+use super::{spin_phase, Registration, DEFAULT_SPINS};
 use crate::sync::{fence, AtomicUsize, Condvar, Mutex, MutexGuard, Ordering};
 
 /// Parks waiting threads on a `Mutex` + `Condvar`: the portable
@@ -70,15 +70,17 @@ impl CondvarWait {
 
     fn lock(&self) -> MutexGuard<'_, ()> {
         // The mutex guards no data, so a poisoned lock (a panicking `ready`) is still usable.
-        self.lock.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn wait(&self, ready: &mut dyn FnMut() -> bool, deadline: Deadline) -> bool {
         if spin_phase(ready, self.spins) {
             return true;
         }
-        // (1) Relaxed: ordered before the check (4) by the fence below.
-        self.waiters.fetch_add(1, Ordering::Relaxed);
+        // (1) counted until `_registration` drops, after the lock is released.
+        let _registration = Registration::new(&self.waiters);
         // (2) SeqCst: pairs with the fence in `notify_all` (store-buffering, see module docs).
         fence(Ordering::SeqCst);
         let mut guard = self.lock();
@@ -88,7 +90,10 @@ impl CondvarWait {
             }
             match deadline.remaining() {
                 None => {
-                    guard = self.wake.wait(guard).unwrap_or_else(std::sync::PoisonError::into_inner);
+                    guard = self
+                        .wake
+                        .wait(guard)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
                 }
                 Some(Duration::ZERO) => break ready(), // final check at/after the deadline
                 Some(left) => {
@@ -101,8 +106,6 @@ impl CondvarWait {
             }
         };
         drop(guard);
-        // Relaxed: leaving needs no ordering; a stale count only costs one needless lock.
-        self.waiters.fetch_sub(1, Ordering::Relaxed);
         result
     }
 }

@@ -18,7 +18,8 @@ impl Deadline {
 
     /// Time left, or `None` for "no deadline"; `Some(Duration::ZERO)` once it has passed.
     pub(crate) fn remaining(self) -> Option<Duration> {
-        self.0.map(|end| end.saturating_duration_since(Instant::now()))
+        self.0
+            .map(|end| end.saturating_duration_since(Instant::now()))
     }
 
     /// True once the deadline has passed (never for [`Deadline::NEVER`]).

@@ -27,7 +27,7 @@ use std::time::Duration;
 use spanring_core::{WaitStrategy, WaitTimeout};
 
 use super::deadline::Deadline;
-use super::{spin_phase, DEFAULT_SPINS};
+use super::{spin_phase, Registration, DEFAULT_SPINS};
 use crate::sync::{fence, AtomicUsize, Ordering};
 
 /// Parks waiting threads on a Linux futex; the Linux [`BlockingWait`](crate::BlockingWait).
@@ -60,7 +60,11 @@ impl FutexWait {
 
     /// A strategy that checks `spins` times with a spin hint before parking.
     pub const fn with_spins(spins: u32) -> Self {
-        Self { epoch: AtomicU32::new(0), waiters: AtomicUsize::new(0), spins }
+        Self {
+            epoch: AtomicU32::new(0),
+            waiters: AtomicUsize::new(0),
+            spins,
+        }
     }
 
     fn wait(&self, ready: &mut dyn FnMut() -> bool, deadline: Deadline) -> bool {
@@ -71,27 +75,19 @@ impl FutexWait {
             // (1) Acquire: pairs with the Release bump in `notify_all`, so a snapshot that already
             // includes a notifier's bump also shows us the store it notified about.
             let seen = self.epoch.load(Ordering::Acquire);
-            // (2) Relaxed: ordered before (4) by the fence below, not by itself.
-            self.waiters.fetch_add(1, Ordering::Relaxed);
+            // (2) counted until `registration` drops, at the end of this iteration.
+            let registration = Registration::new(&self.waiters);
             // (3) SeqCst: pairs with the fence in `notify_all` (store-buffering, see module docs).
             fence(Ordering::SeqCst);
-            let outcome = if ready() {
-                Some(true)
-            } else {
-                match deadline.remaining() {
-                    Some(Duration::ZERO) => Some(ready()), // final check at/after the deadline
-                    left => {
-                        futex_wait(&self.epoch, seen, left);
-                        None
-                    }
-                }
-            };
-            // Relaxed: leaving needs no ordering; a stale non-zero count only costs the notifier
-            // one unneeded FUTEX_WAKE.
-            self.waiters.fetch_sub(1, Ordering::Relaxed);
-            if let Some(result) = outcome {
-                return result;
+            if ready() {
+                return true;
             }
+            match deadline.remaining() {
+                Some(Duration::ZERO) => return ready(), // final check at/after the deadline
+                left => futex_wait(&self.epoch, seen, left),
+            }
+            // (6)
+            drop(registration);
             // Woken, timed out, interrupted or spurious: go round and check again.
         }
     }
@@ -137,7 +133,9 @@ fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
         // < 1e9, fits every c_long.
         tv_nsec: t.subsec_nanos() as libc::c_long,
     });
-    let ts_ptr = ts.as_ref().map_or(core::ptr::null(), |t| t as *const libc::timespec);
+    let ts_ptr = ts
+        .as_ref()
+        .map_or(core::ptr::null(), |t| t as *const libc::timespec);
     // SAFETY: `word.as_ptr()` is a valid, aligned u32 that lives as long as `self` (we hold a
     // borrow for the whole call); `ts_ptr` is null or points to `ts`, alive on this stack frame;
     // FUTEX_WAIT only reads both. PRIVATE: the word is never shared with another process.

@@ -26,9 +26,14 @@ pub use yield_wait::YieldWait;
 /// under the loom model checker).
 ///
 /// Use it when a thread may wait for long: it spins briefly, then sleeps in the kernel until
-/// `notify_all`, which costs one fence and one load when nobody sleeps. On Linux the futex is
-/// chosen over the condvar because it is faster on both the wake path and the idle-notify path
-/// (see `benches/wait.rs` and the numbers in the crate's report).
+/// `notify_all`, which costs one fence and one load when nobody sleeps.
+///
+/// Why the futex on Linux: on the ping-pong benchmark (`std-ext/benches/wait.rs`, 2 shared cores,
+/// no spinning) the two variants were within noise of each other (futex 218k/415k/340k round
+/// trips/s over three runs, condvar 226k/358k/331k), and their no-waiter `notify_all` fast paths
+/// compile to the same fence + load + branch. The futex wins on design: it has no mutex, so
+/// `ready()` never runs under a lock and a notifier never blocks behind a waiter; a wake is one
+/// `FUTEX_WAKE` syscall instead of a lock, unlock and condvar signal.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicBool, Ordering};
@@ -71,4 +76,25 @@ pub(crate) fn spin_phase(ready: &mut dyn FnMut() -> bool, spins: u32) -> bool {
         crate::sync::spin_loop();
     }
     false
+}
+
+/// A thread counted in a strategy's `waiters`; leaving (even by a panic in `ready`) uncounts it,
+/// so a panicking waiter cannot leave every later `notify_all` on the slow path.
+pub(crate) struct Registration<'a>(&'a crate::sync::AtomicUsize);
+
+impl<'a> Registration<'a> {
+    /// Counts the calling thread in `waiters`. Relaxed: the caller orders this increment before
+    /// its final `ready()` check with a SeqCst fence (see the futex/condvar module docs).
+    pub(crate) fn new(waiters: &'a crate::sync::AtomicUsize) -> Self {
+        waiters.fetch_add(1, crate::sync::Ordering::Relaxed);
+        Self(waiters)
+    }
+}
+
+impl Drop for Registration<'_> {
+    fn drop(&mut self) {
+        // Relaxed: leaving needs no ordering; a stale non-zero count only costs a notifier one
+        // needless wake-up call.
+        self.0.fetch_sub(1, crate::sync::Ordering::Relaxed);
+    }
 }

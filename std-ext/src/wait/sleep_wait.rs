@@ -34,7 +34,11 @@ pub struct SleepWait {
 impl SleepWait {
     /// 64 spins, 16 yields, then 50 µs sleeps.
     pub const fn new() -> Self {
-        Self { spins: DEFAULT_SPINS, yields: 16, sleep: Duration::from_micros(50) }
+        Self {
+            spins: DEFAULT_SPINS,
+            yields: 16,
+            sleep: Duration::from_micros(50),
+        }
     }
 
     fn wait(&self, ready: &mut dyn FnMut() -> bool, deadline: Deadline) -> bool {

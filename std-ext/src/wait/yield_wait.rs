@@ -31,7 +31,9 @@ pub struct YieldWait {
 impl YieldWait {
     /// Spins 64 times, then yields.
     pub const fn new() -> Self {
-        Self { spins: DEFAULT_SPINS }
+        Self {
+            spins: DEFAULT_SPINS,
+        }
     }
 
     fn wait(&self, ready: &mut dyn FnMut() -> bool, deadline: Deadline) -> bool {
