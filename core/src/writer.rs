@@ -174,7 +174,7 @@ where
         let layout = &ring.layout;
         match ring.producer.multi() {
             None => {
-                let free = |min: usize| cap - layout.distance(min, *claim) as usize;
+                let free = |min: usize| cap.saturating_sub(layout.distance(min, *claim) as usize);
                 if free(*min_cache) < n {
                     if let Some(min) = ring.refresh_min() {
                         *min_cache = min;
@@ -187,8 +187,11 @@ where
                 Ok(*claim)
             }
             Some(m) => loop {
-                // The cached minimum first, then the claim: the minimum is ≤ the claim it was
-                // computed under, and claims only grow, so `used` starts non-negative.
+                // The cached minimum first, then the claim: the minimum is ≤ the claim cursor at
+                // the time it was computed, so `used` is non-negative unless the claim we read
+                // is stale (then the CAS fails anyway). `used` can exceed the capacity when a
+                // writer stored an older (still valid, lower) minimum over a newer one: that
+                // only means "rescan", hence the saturating subtraction.
                 let mut min = ring.readers.cached_min();
                 // Relaxed: the CAS below validates the value; slot reuse is ordered by the
                 // Acquire loads of reader cursors (or of the cached minimum) instead.
@@ -197,7 +200,7 @@ where
                 if used < 0 {
                     continue;
                 }
-                if cap - (used as usize) < n {
+                if cap.saturating_sub(used as usize) < n {
                     if let Some(fresh) = ring.refresh_min() {
                         min = fresh;
                     }

@@ -1,0 +1,161 @@
+//! The threaded stress harness shared by the integration tests: P producers write items tagged
+//! (producer id, per-producer counter) through spans of `chunk` slots; C broadcast readers each
+//! check that they receive every item exactly once, in per-producer order, and never a slot
+//! that was not published (slots start as `UNWRITTEN`, which no producer ever writes, and a
+//! stale slot would repeat or skip a counter).
+
+#![allow(dead_code)]
+
+use std::ops::Deref;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use spanring::{Producer, Reader, ReadError, Ring, Storage, WaitStrategy, Writer};
+
+/// A value no producer writes: seeing it means an unpublished slot was exposed.
+pub const UNWRITTEN: u64 = u64::MAX;
+
+/// Items are `producer << 40 | counter`.
+pub fn tag(producer: usize, counter: u64) -> u64 {
+    ((producer as u64) << 40) | counter
+}
+
+/// Items per producer for a run: small by default, `SPANRING_SOAK=<items>` scales up (the soak
+/// is run by hand: `SPANRING_SOAK=100000000 cargo test --release --test stress`).
+pub fn items_per_producer(default: u64, producers: usize) -> u64 {
+    match std::env::var("SPANRING_SOAK") {
+        Ok(total) => {
+            let total: u64 = total.parse().unwrap_or(100_000_000);
+            (total / producers as u64).max(default)
+        }
+        Err(_) => {
+            if cfg!(miri) {
+                default.min(200)
+            } else {
+                default
+            }
+        }
+    }
+}
+
+/// Writes `items` tagged items from producer `id` in spans of `chunk` (the last span shorter).
+pub fn produce<R, S, P, W, const N: usize>(mut writer: Writer<R>, id: usize, items: u64, chunk: usize)
+where
+    R: Deref<Target = Ring<S, P, W, N>>,
+    S: Storage<Item = u64>,
+    P: Producer,
+    W: WaitStrategy,
+{
+    let mut counter = 0u64;
+    while counter < items {
+        let n = chunk.min((items - counter) as usize);
+        let mut span = writer.reserve(n).expect("reserve");
+        for slot in span.iter_mut() {
+            *slot = tag(id, counter);
+            counter += 1;
+        }
+    }
+}
+
+/// Reads until the ring closes; checks every producer's sequence. Returns items seen.
+pub fn consume<R, S, P, W, const N: usize>(
+    mut reader: Reader<R>,
+    producers: usize,
+    items: u64,
+    chunk: usize,
+    progress: &AtomicU64,
+) -> u64
+where
+    R: Deref<Target = Ring<S, P, W, N>>,
+    S: Storage<Item = u64>,
+    P: Producer,
+    W: WaitStrategy,
+{
+    let mut next = vec![0u64; producers];
+    let mut seen = 0u64;
+    loop {
+        let span = match reader.read(chunk) {
+            Ok(span) => span,
+            Err(ReadError::Closed) => break,
+            Err(e) => panic!("read: {e}"),
+        };
+        assert!(span.len() <= chunk, "read returned more than asked");
+        for &item in span.iter() {
+            assert_ne!(item, UNWRITTEN, "an unpublished slot was exposed");
+            let producer = (item >> 40) as usize;
+            let counter = item & ((1 << 40) - 1);
+            assert!(producer < producers, "garbage item {item:#x}");
+            assert_eq!(counter, next[producer], "producer {producer}: lost, repeated or reordered item");
+            next[producer] += 1;
+            seen += 1;
+        }
+        progress.fetch_add(1, Ordering::Relaxed);
+    }
+    for (p, &n) in next.iter().enumerate() {
+        assert_eq!(n, items, "producer {p}: reader saw {n} of {items} items");
+    }
+    seen
+}
+
+/// Runs P producers and C consumers over `ring`; every reader attaches before any item is
+/// written. `writers` are the P writer handles.
+pub fn run<R, S, P, W, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    writers: Vec<Writer<R>>,
+    readers: Vec<Reader<R>>,
+    items: u64,
+    chunk: usize,
+) where
+    R: Deref<Target = Ring<S, P, W, N>> + Send,
+    S: Storage<Item = u64>,
+    P: Producer,
+    W: WaitStrategy,
+    Ring<S, P, W, N>: Sync,
+{
+    let producers = writers.len();
+    let consumers = readers.len();
+    let _ = ring;
+    let progress = AtomicU64::new(0);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| watchdog(&progress, &done, Duration::from_secs(30)));
+        let handles: Vec<_> = readers
+            .into_iter()
+            .map(|r| {
+                let progress = &progress;
+                s.spawn(move || consume(r, producers, items, chunk, progress))
+            })
+            .collect();
+        for (id, w) in writers.into_iter().enumerate() {
+            s.spawn(move || produce(w, id, items, chunk));
+        }
+        let mut seen = Vec::new();
+        for h in handles {
+            seen.push(h.join());
+        }
+        done.store(true, Ordering::Relaxed);
+        for result in seen {
+            assert_eq!(result.expect("consumer panicked"), items * producers as u64);
+        }
+        assert!(consumers > 0);
+    });
+}
+
+/// Fails the test (aborts the process with a message) instead of hanging when readers make no
+/// progress for `limit`: a lost publication or a lost wake-up shows up as a failure, not as a
+/// CI timeout. Sleeping here only paces the checks; nothing synchronises through it.
+pub fn watchdog(progress: &AtomicU64, done: &AtomicBool, limit: Duration) {
+    let mut last = progress.load(Ordering::Relaxed);
+    let mut since = Instant::now();
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(50));
+        let now = progress.load(Ordering::Relaxed);
+        if now != last {
+            last = now;
+            since = Instant::now();
+        } else if since.elapsed() > limit {
+            eprintln!("watchdog: no progress for {limit:?} (stalled at {now} spans): lost publication or wake-up");
+            std::process::abort();
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! The threaded stress matrix, in GNU Radio's four variants: {single, multi} producer ×
+//! {portable, double-mapped} memory, × P ∈ {1, 2, 4} producers (single-producer: 1) ×
+//! C ∈ {1, 2, 4} broadcast readers × chunk ∈ {1, 7, 1024}, each from cursor 0 and from
+//! `usize::MAX - k` (so every run crosses the `usize` wrap), and over a capacity that is not a
+//! power of two. Default run: seconds. `SPANRING_SOAK=100000000` scales every row up.
+
+mod common;
+
+use spanring::std_ext::{DoubleMapped, HeapStorage, YieldWait};
+use spanring::sync::AtomicUsize;
+use spanring::{words_for, MultiProducer, Reader, Ring, SingleProducer, Storage, Writer};
+
+const PRODUCERS: [usize; 3] = [1, 2, 4];
+const CONSUMERS: [usize; 3] = [1, 2, 4];
+const CHUNKS: [usize; 3] = [1, 7, 1024];
+/// Starts: 0, and just below the wrap so that every run crosses it.
+const STARTS: [usize; 2] = [0, usize::MAX - 1500];
+
+fn items(chunk: usize, producers: usize) -> u64 {
+    let default = if chunk == 1 { 20_000 } else { 100_000 };
+    common::items_per_producer(default, producers)
+}
+
+type SpRing<S> = Ring<S, SingleProducer, YieldWait, 4>;
+type MpRing<'b, S> = Ring<S, MultiProducer<&'b [AtomicUsize]>, YieldWait, 4>;
+
+fn single<S: Storage<Item = u64> + Sync>(make: impl Fn() -> S) {
+    for start in STARTS {
+        for consumers in CONSUMERS {
+            for chunk in CHUNKS {
+                let ring: SpRing<S> = Ring::starting_at(make(), start).unwrap();
+                let readers: Vec<Reader<_>> = (0..consumers).map(|_| ring.reader().unwrap()).collect();
+                let writers: Vec<Writer<_>> = vec![ring.writer().unwrap()];
+                common::run(&ring, writers, readers, items(chunk, 1), chunk);
+            }
+        }
+    }
+}
+
+fn multi<S: Storage<Item = u64> + Sync>(make: impl Fn() -> S) {
+    for start in STARTS {
+        for producers in PRODUCERS {
+            for consumers in CONSUMERS {
+                for chunk in CHUNKS {
+                    let storage = make();
+                    let bits: Vec<AtomicUsize> =
+                        (0..words_for(storage.capacity())).map(|_| AtomicUsize::new(0)).collect();
+                    let ring: MpRing<S> = Ring::new_multi_starting_at(storage, &bits[..], start).unwrap();
+                    let readers: Vec<Reader<_>> = (0..consumers).map(|_| ring.reader().unwrap()).collect();
+                    let writers: Vec<Writer<_>> = (0..producers).map(|_| ring.writer().unwrap()).collect();
+                    common::run(&ring, writers, readers, items(chunk, producers), chunk);
+                }
+            }
+        }
+    }
+}
+
+fn portable(capacity: usize) -> Vec<u64> {
+    vec![common::UNWRITTEN; capacity]
+}
+
+fn mapped() -> DoubleMapped<u64> {
+    let mut m = DoubleMapped::<u64>::new(4096).expect("double mapping");
+    m.as_mut_slice().fill(common::UNWRITTEN);
+    m
+}
+
+#[test]
+fn single_producer_portable() {
+    single(|| heap(4096));
+}
+
+#[test]
+fn multi_producer_portable() {
+    multi(|| heap(4096));
+}
+
+#[test]
+fn single_producer_portable_odd_capacity() {
+    single(|| heap(3000));
+}
+
+#[test]
+fn multi_producer_portable_odd_capacity() {
+    multi(|| heap(3000));
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // mmap is not supported under Miri
+fn single_producer_double_mapped() {
+    single(mapped);
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn multi_producer_double_mapped() {
+    multi(mapped);
+}
+
+/// Owned portable slots (std-ext's heap storage), every slot `UNWRITTEN`.
+fn heap(capacity: usize) -> HeapStorage<u64> {
+    HeapStorage::new(portable(capacity)).expect("non-empty")
+}
