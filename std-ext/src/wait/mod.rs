@@ -29,9 +29,11 @@ pub use yield_wait::YieldWait;
 /// `notify_all`, which costs one fence and one load when nobody sleeps.
 ///
 /// Why the futex on Linux: on the ping-pong benchmark (`std-ext/benches/wait.rs`, 2 shared cores,
-/// no spinning) the two variants were within noise of each other (futex 218k/415k/340k round
-/// trips/s over three runs, condvar 226k/358k/331k), and their no-waiter `notify_all` fast paths
-/// compile to the same fence + load + branch. The futex wins on design: it has no mutex, so
+/// load average 4–5 from other jobs, no spinning) the futex matched or beat the condvar (round
+/// trips/s over four runs: futex 218k/415k/340k/373k, condvar 226k/358k/331k/257k). Their
+/// no-waiter `notify_all` fast paths compile to the same locked-xchg fence + load + branch
+/// (measured 18–28 ns vs 10–20 ns per call; the gap is not explained by the code and is within
+/// this machine's noise). The futex wins on design: it has no mutex, so
 /// `ready()` never runs under a lock and a notifier never blocks behind a waiter; a wake is one
 /// `FUTEX_WAKE` syscall instead of a lock, unlock and condvar signal.
 ///
