@@ -1,1 +1,2 @@
+//! Placeholder: the bm_Buffer-style benchmark lands here.
 fn main() {}

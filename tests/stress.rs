@@ -29,7 +29,8 @@ fn single<S: Storage<Item = u64> + Sync>(make: impl Fn() -> S) {
         for consumers in CONSUMERS {
             for chunk in CHUNKS {
                 let ring: SpRing<S> = Ring::starting_at(make(), start).unwrap();
-                let readers: Vec<Reader<_>> = (0..consumers).map(|_| ring.reader().unwrap()).collect();
+                let readers: Vec<Reader<_>> =
+                    (0..consumers).map(|_| ring.reader().unwrap()).collect();
                 let writers: Vec<Writer<_>> = vec![ring.writer().unwrap()];
                 common::run(&ring, writers, readers, items(chunk, 1), chunk);
             }
@@ -43,11 +44,15 @@ fn multi<S: Storage<Item = u64> + Sync>(make: impl Fn() -> S) {
             for consumers in CONSUMERS {
                 for chunk in CHUNKS {
                     let storage = make();
-                    let bits: Vec<AtomicUsize> =
-                        (0..words_for(storage.capacity())).map(|_| AtomicUsize::new(0)).collect();
-                    let ring: MpRing<S> = Ring::new_multi_starting_at(storage, &bits[..], start).unwrap();
-                    let readers: Vec<Reader<_>> = (0..consumers).map(|_| ring.reader().unwrap()).collect();
-                    let writers: Vec<Writer<_>> = (0..producers).map(|_| ring.writer().unwrap()).collect();
+                    let bits: Vec<AtomicUsize> = (0..words_for(storage.capacity()))
+                        .map(|_| AtomicUsize::new(0))
+                        .collect();
+                    let ring: MpRing<S> =
+                        Ring::new_multi_starting_at(storage, &bits[..], start).unwrap();
+                    let readers: Vec<Reader<_>> =
+                        (0..consumers).map(|_| ring.reader().unwrap()).collect();
+                    let writers: Vec<Writer<_>> =
+                        (0..producers).map(|_| ring.writer().unwrap()).collect();
                     common::run(&ring, writers, readers, items(chunk, producers), chunk);
                 }
             }

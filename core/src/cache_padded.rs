@@ -16,7 +16,11 @@ use core::ops::{Deref, DerefMut};
 /// assert!(core::mem::align_of::<CachePadded<u32>>() >= 32);
 /// ```
 #[cfg_attr(
-    any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "powerpc64"),
+    any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        target_arch = "powerpc64"
+    ),
     repr(align(128))
 )]
 #[cfg_attr(

@@ -134,7 +134,11 @@ pub struct MultiProducer<B: AsRef<[AtomicUsize]>> {
 
 impl<B: AsRef<[AtomicUsize]>> MultiProducer<B> {
     pub(crate) fn new(bits: AtomicBitset<B>, start: usize) -> Self {
-        Self { claim: Sequence::new(start), bits, holes: Holes::default() }
+        Self {
+            claim: Sequence::new(start),
+            bits,
+            holes: Holes::default(),
+        }
     }
 
     #[inline]
@@ -248,7 +252,10 @@ pub(crate) fn publish_multi<M: MultiClaim>(
             .is_ok();
         if !gave_back {
             // A later claim exists: publish the tail as a hole, recorded before it is marked.
-            while !m.holes().try_push(Hole { start: kept_end, end }) {
+            while !m.holes().try_push(Hole {
+                start: kept_end,
+                end,
+            }) {
                 wait_for_hole_room();
             }
             to_mark = reserved;

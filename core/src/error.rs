@@ -77,8 +77,14 @@ impl fmt::Display for ReserveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Full { free } => write!(f, "ring full: only {free} slots free"),
-            Self::TooLarge { requested, capacity } => {
-                write!(f, "cannot reserve {requested} slots in a ring of {capacity}")
+            Self::TooLarge {
+                requested,
+                capacity,
+            } => {
+                write!(
+                    f,
+                    "cannot reserve {requested} slots in a ring of {capacity}"
+                )
             }
             Self::Closed => f.write_str("ring closed"),
             Self::TimedOut => f.write_str("timed out waiting for free slots"),
@@ -117,8 +123,14 @@ impl fmt::Display for ReadError {
             Self::Empty => f.write_str("nothing to read"),
             Self::Closed => f.write_str("ring closed and drained"),
             Self::TimedOut => f.write_str("timed out waiting for items"),
-            Self::TooLarge { requested, capacity } => {
-                write!(f, "cannot wait for {requested} items in a ring of {capacity}")
+            Self::TooLarge {
+                requested,
+                capacity,
+            } => {
+                write!(
+                    f,
+                    "cannot wait for {requested} items in a ring of {capacity}"
+                )
             }
         }
     }

@@ -107,7 +107,10 @@ mod tests {
     fn holes_limit_and_skip() {
         let holes = Holes::default();
         assert!(!holes.any());
-        assert!(holes.try_push(Hole { start: usize::MAX - 1, end: 2 }));
+        assert!(holes.try_push(Hole {
+            start: usize::MAX - 1,
+            end: 2
+        }));
         let d = |a: usize, b: usize| b.wrapping_sub(a) as isize;
         assert_eq!(holes.check(usize::MAX - 5, 10, d), HoleCheck::Read(4));
         assert_eq!(holes.check(usize::MAX, 10, d), HoleCheck::SkipTo(2));
@@ -122,8 +125,14 @@ mod tests {
     fn full_list_refuses() {
         let holes = Holes::default();
         for i in 0..MAX_HOLES {
-            assert!(holes.try_push(Hole { start: i * 10, end: i * 10 + 1 }));
+            assert!(holes.try_push(Hole {
+                start: i * 10,
+                end: i * 10 + 1
+            }));
         }
-        assert!(!holes.try_push(Hole { start: 500, end: 501 }));
+        assert!(!holes.try_push(Hole {
+            start: 500,
+            end: 501
+        }));
     }
 }

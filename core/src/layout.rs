@@ -49,7 +49,12 @@ impl Layout {
             return Err(CapacityError::TooLarge { capacity, max });
         }
         let one_lap = capacity.next_power_of_two();
-        Ok(Self { capacity, mask: one_lap - 1, lap_shift: one_lap.trailing_zeros(), gap: one_lap - capacity })
+        Ok(Self {
+            capacity,
+            mask: one_lap - 1,
+            lap_shift: one_lap.trailing_zeros(),
+            gap: one_lap - capacity,
+        })
     }
 
     /// Number of slots.
@@ -68,7 +73,11 @@ impl Layout {
     #[inline]
     pub const fn advance(&self, cursor: usize, n: usize) -> usize {
         debug_assert!(n <= self.capacity);
-        let skip = if (cursor & self.mask) + n >= self.capacity { self.gap } else { 0 };
+        let skip = if (cursor & self.mask) + n >= self.capacity {
+            self.gap
+        } else {
+            0
+        };
         cursor.wrapping_add(n).wrapping_add(skip)
     }
 
@@ -115,7 +124,11 @@ mod tests {
         let mut s = s0;
         let first = l.index(s0);
         for i in 0..steps {
-            assert_eq!(l.index(s), (first + i) % capacity, "cap {capacity} step {i}");
+            assert_eq!(
+                l.index(s),
+                (first + i) % capacity,
+                "cap {capacity} step {i}"
+            );
             assert_eq!(l.distance(s0, s), i as isize);
             assert_eq!(l.distance(s, s0), -(i as isize));
             let lap_changes = (first + i) / capacity;
@@ -147,6 +160,9 @@ mod tests {
     #[test]
     fn capacity_errors() {
         assert_eq!(Layout::new(0), Err(CapacityError::Zero));
-        assert!(matches!(Layout::new(usize::MAX), Err(CapacityError::TooLarge { .. })));
+        assert!(matches!(
+            Layout::new(usize::MAX),
+            Err(CapacityError::TooLarge { .. })
+        ));
     }
 }

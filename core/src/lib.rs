@@ -31,7 +31,6 @@ mod write_span;
 mod writer;
 
 pub use cache_padded::CachePadded;
-pub use storage::{DoubleMappedStorage, InlineStorage, SliceStorage, Storage};
 pub use claim::{MultiProducer, Producer, SingleProducer};
 pub use error::{AttachError, CapacityError, ReadError, ReserveError};
 pub use holes::MAX_HOLES;
@@ -41,6 +40,7 @@ pub use reader::Reader;
 pub use readers::ReaderRegistry;
 pub use ring::{Ring, RingCore};
 pub use sequence::Sequence;
+pub use storage::{DoubleMappedStorage, InlineStorage, SliceStorage, Storage};
 pub use wait::{Backoff, BusySpin, WaitStrategy, WaitTimeout};
 pub use write_span::WriteSpan;
 pub use writer::Writer;

@@ -41,7 +41,11 @@ where
     R: Deref<Target = Ring<S, P, W, N>>,
 {
     pub(crate) fn new(reader: &'r mut Reader<R>, len: usize) -> Self {
-        Self { reader, len, done: false }
+        Self {
+            reader,
+            len,
+            done: false,
+        }
     }
 
     /// Number of items shown.
@@ -90,7 +94,9 @@ where
     }
 
     /// Iterates over the items in order.
-    pub fn iter(&self) -> core::iter::Chain<core::slice::Iter<'_, S::Item>, core::slice::Iter<'_, S::Item>> {
+    pub fn iter(
+        &self,
+    ) -> core::iter::Chain<core::slice::Iter<'_, S::Item>, core::slice::Iter<'_, S::Item>> {
         let (a, b) = self.as_slices();
         a.iter().chain(b.iter())
     }
@@ -163,7 +169,8 @@ where
     type Output = S::Item;
     fn index(&self, i: usize) -> &S::Item {
         let len = self.len;
-        self.get(i).unwrap_or_else(|| panic!("index {i} out of a span of {len}"))
+        self.get(i)
+            .unwrap_or_else(|| panic!("index {i} out of a span of {len}"))
     }
 }
 
@@ -176,8 +183,23 @@ where
         if !self.done {
             self.done = true;
             if self.len > 0 {
-                self.reader.ring.consume_span(&mut self.reader.pos, self.len);
+                self.reader
+                    .ring
+                    .consume_span(&mut self.reader.pos, self.len);
             }
         }
+    }
+}
+
+impl<R> core::fmt::Debug for ReadSpan<'_, R>
+where
+    R: Deref,
+    R::Target: RingCore,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ReadSpan")
+            .field("start", &self.reader.pos.cursor)
+            .field("len", &self.len)
+            .finish()
     }
 }

@@ -77,7 +77,14 @@ where
     pub fn attach(ring: R) -> Result<Self, AttachError> {
         let slot = ring.readers.attach(ring.published.as_atomic())?;
         let cursor = ring.readers.cursor(slot);
-        Ok(Self { ring, pos: ReadPos { slot, cursor, seen: cursor } })
+        Ok(Self {
+            ring,
+            pos: ReadPos {
+                slot,
+                cursor,
+                seen: cursor,
+            },
+        })
     }
 
     /// The ring.
@@ -94,7 +101,10 @@ where
     /// it may include skipped hole slots, which reads never return).
     pub fn available(&mut self) -> usize {
         refresh_seen(&self.ring, &mut self.pos);
-        self.ring.layout.distance(self.pos.cursor, self.pos.seen).max(0) as usize
+        self.ring
+            .layout
+            .distance(self.pos.cursor, self.pos.seen)
+            .max(0) as usize
     }
 
     /// Up to `max` published items, without waiting.
@@ -131,7 +141,10 @@ where
     pub fn read_exact(&mut self, n: usize) -> Result<ReadSpan<'_, R>, ReadError> {
         let cap = self.ring.capacity();
         if n > cap {
-            return Err(ReadError::TooLarge { requested: n, capacity: cap });
+            return Err(ReadError::TooLarge {
+                requested: n,
+                capacity: cap,
+            });
         }
         let got = self.wait_for(n, n, |w, ready| {
             w.wait_until(ready);
@@ -145,7 +158,11 @@ where
     /// # Errors
     ///
     /// [`ReadError::Closed`], [`ReadError::TimedOut`].
-    pub fn read_timeout(&mut self, max: usize, timeout: Duration) -> Result<ReadSpan<'_, R>, ReadError>
+    pub fn read_timeout(
+        &mut self,
+        max: usize,
+        timeout: Duration,
+    ) -> Result<ReadSpan<'_, R>, ReadError>
     where
         W: WaitTimeout,
     {
@@ -224,13 +241,20 @@ fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
             refresh_seen(ring, pos);
             available = layout.distance(pos.cursor, pos.seen).max(0) as usize;
             if available == 0 {
-                return Err(if closed { ReadError::Closed } else { ReadError::Empty });
+                return Err(if closed {
+                    ReadError::Closed
+                } else {
+                    ReadError::Empty
+                });
             }
         }
         let mut cut_by_hole = false;
         if let Some(m) = ring.producer.multi() {
             if m.holes().any() {
-                match m.holes().check(pos.cursor, available, |a, b| layout.distance(a, b)) {
+                match m
+                    .holes()
+                    .check(pos.cursor, available, |a, b| layout.distance(a, b))
+                {
                     HoleCheck::SkipTo(end) => {
                         advance_to(ring, pos, end);
                         continue;
@@ -242,7 +266,10 @@ fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
                 }
             }
         }
-        return Ok(Polled { count: available.min(max), cut_by_hole: cut_by_hole && available < max });
+        return Ok(Polled {
+            count: available.min(max),
+            cut_by_hole: cut_by_hole && available < max,
+        });
     }
 }
 

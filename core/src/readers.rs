@@ -5,17 +5,27 @@
 //!
 //! A slot is `FREE`, `ATTACHING` or `ACTIVE`. Attaching claims a free slot with a CAS (no lock,
 //! so an interrupt that preempts an attach cannot deadlock a writer), stores a provisional
-//! cursor, marks the slot `ACTIVE`, bumps `generation`, and then stores its real start: the
-//! published cursor read *after* the bump.
+//! cursor, marks the slot `ACTIVE`, bumps `generation` with an acquire-release RMW, and then
+//! stores its real start: the published cursor loaded *after* the bump.
 //!
-//! A writer computes the minimum by reading `generation`, the published cursor, every active
-//! cursor (each loaded exactly once into a local: comparing a live cursor twice can yield a
-//! minimum that is too high — the GNU Radio 4 bug in HAZARDS.md), then `generation` again. If
-//! the generation moved, a reader attached mid-scan and the scan is retried (bounded; a writer
-//! that gives up keeps its old, lower, still-safe minimum). If it did not move, any reader
-//! attaching later starts at a published cursor read after the scan, which is ≥ everything the
-//! scan saw, so the minimum stays a valid lower bound forever: caching it is safe, and a stale
-//! cache can only make a writer wait or rescan, never overwrite unread slots.
+//! A writer computes the minimum between two acquire-release RMWs of `generation` (reads that
+//! take part in its modification order), loading the published cursor and every active reader
+//! cursor in between — each exactly once, into a local: comparing a live cursor twice can yield
+//! a minimum that is too high, the GNU Radio 4 bug in HAZARDS.md. Because RMWs on one location
+//! are totally ordered, exactly one of three things happened:
+//! - the attach's bump came before the writer's first RMW: the writer acquired it and sees the
+//!   slot `ACTIVE` with (at least) its provisional cursor;
+//! - it came between the two: the generations differ and the writer rescans (bounded; a writer
+//!   that gives up keeps its older, lower, still-valid cache);
+//! - it came after the writer's second RMW: the attach acquired the writer's scan, so its
+//!   load of the published cursor happens after every load the scan made, and by coherence
+//!   returns a cursor no older than any of them. The minimum the writer computed is therefore
+//!   ≤ the new reader's start.
+//!
+//! In every case a computed minimum stays a valid lower bound of all readers, present and
+//! future, so caching it is safe: a stale cache can only make a writer wait or rescan, never
+//! overwrite unread slots. The argument uses only acquire/release and RMW atomicity, so loom
+//! (which does not model `SeqCst` fully) checks it as written.
 
 use crate::sequence::is_before;
 use crate::sync::{AtomicUsize, Ordering};
@@ -88,19 +98,24 @@ impl<const N: usize> ReaderRegistry<N> {
     pub fn attach(&self, published: &AtomicUsize) -> Result<usize, AttachError> {
         for (i, slot) in self.slots.iter().enumerate() {
             // Relaxed: the CAS only claims the slot among attachers; writers ignore ATTACHING.
-            if slot.state.compare_exchange(FREE, ATTACHING, Ordering::Relaxed, Ordering::Relaxed).is_err() {
+            if slot
+                .state
+                .compare_exchange(FREE, ATTACHING, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+            {
                 continue;
             }
-            // SeqCst on every step of the attach and of the writers' scan: the argument in the
-            // module docs is an order between the scan's loads and these stores/loads across
-            // different variables, which only a single total order gives.
-            slot.cursor.store(published.load(Ordering::SeqCst), Ordering::SeqCst);
-            slot.state.store(ACTIVE, Ordering::SeqCst);
-            self.generation.fetch_add(1, Ordering::SeqCst);
-            // An RMW reads the newest published value in modification order, so the start is
-            // not older than anything a scan that missed us could have seen.
-            let start = published.fetch_add(0, Ordering::SeqCst);
-            slot.cursor.store(start, Ordering::SeqCst);
+            // Relaxed: these two stores are published by the Release half of the RMW below.
+            slot.cursor
+                .store(published.load(Ordering::Acquire), Ordering::Relaxed);
+            slot.state.store(ACTIVE, Ordering::Relaxed);
+            // AcqRel RMW: releases the slot state to scans that acquire the generation later;
+            // acquires every scan that ended (with its own RMW) before, see the module docs.
+            self.generation.fetch_add(1, Ordering::AcqRel);
+            // Acquire: loaded after the RMW, so no older than any cursor a completed scan saw.
+            let start = published.load(Ordering::Acquire);
+            // Release: writers that acquire it see a cursor ≥ the provisional one.
+            slot.cursor.store(start, Ordering::Release);
             return Ok(i);
         }
         Err(AttachError::TooManyReaders { max: N })
@@ -108,11 +123,9 @@ impl<const N: usize> ReaderRegistry<N> {
 
     /// Frees slot `i`; writers stop waiting for it from their next scan on.
     pub fn detach(&self, i: usize) {
-        // Release: the reader's last reads of its slots happen before writers, which load the
-        // state with SeqCst (acquire) in the scan, may reuse them.
+        // Release: the reader's last reads of its slots happen before writers, which acquire
+        // the state in their scan, may reuse them.
         self.slots[i].state.store(FREE, Ordering::Release);
-        // Let writers see the freed reader promptly: a rescan sees the slot FREE.
-        self.generation.fetch_add(1, Ordering::Release);
     }
 
     /// Current cursor of slot `i`.
@@ -142,17 +155,22 @@ impl<const N: usize> ReaderRegistry<N> {
     /// keeps its older, lower value).
     pub fn refresh_min(&self, published: &AtomicUsize) -> Option<usize> {
         for _ in 0..SCAN_RETRIES {
-            let before = self.generation.load(Ordering::SeqCst);
-            let mut min = published.load(Ordering::SeqCst);
+            // AcqRel RMWs (not loads): they take a place in the generation's modification
+            // order, which is what the module-level argument rests on.
+            let before = self.generation.fetch_add(0, Ordering::AcqRel);
+            // Acquire: slots at or before the published cursor are done by their writers.
+            let mut min = published.load(Ordering::Acquire);
             for slot in &self.slots {
-                if slot.state.load(Ordering::SeqCst) == ACTIVE {
-                    let cursor = slot.cursor.load(Ordering::SeqCst); // loaded exactly once
+                // Acquire: pairs with the readers' Release cursor stores (their reads of the
+                // slots happen before we let writers overwrite them).
+                if slot.state.load(Ordering::Acquire) == ACTIVE {
+                    let cursor = slot.cursor.load(Ordering::Acquire); // loaded exactly once
                     if is_before(cursor, min) {
                         min = cursor;
                     }
                 }
             }
-            if self.generation.load(Ordering::SeqCst) == before {
+            if self.generation.fetch_add(0, Ordering::AcqRel) == before {
                 // Release: see cached_min.
                 self.cached_min.store(min, Ordering::Release);
                 return Some(min);
@@ -163,7 +181,10 @@ impl<const N: usize> ReaderRegistry<N> {
 
     /// Number of active readers (a snapshot).
     pub fn active(&self) -> usize {
-        self.slots.iter().filter(|s| s.state.load(Ordering::Acquire) == ACTIVE).count()
+        self.slots
+            .iter()
+            .filter(|s| s.state.load(Ordering::Acquire) == ACTIVE)
+            .count()
     }
 }
 
@@ -191,7 +212,10 @@ mod tests {
         let published = AtomicUsize::new(0);
         let r = ReaderRegistry::<1>::new(0);
         let a = r.attach(&published).unwrap();
-        assert_eq!(r.attach(&published), Err(AttachError::TooManyReaders { max: 1 }));
+        assert_eq!(
+            r.attach(&published),
+            Err(AttachError::TooManyReaders { max: 1 })
+        );
         r.detach(a);
         assert!(r.attach(&published).is_ok());
         assert_eq!(r.active(), 1);

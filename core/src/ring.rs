@@ -4,7 +4,7 @@ use crate::bitset::AtomicBitset;
 use crate::claim::{MultiClaim, MultiProducer, Producer, SingleProducer};
 use crate::error::{AttachError, CapacityError};
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
-use crate::{BusySpin, Layout, ReaderRegistry, Reader, Sequence, Storage, WaitStrategy, Writer};
+use crate::{BusySpin, Layout, Reader, ReaderRegistry, Sequence, Storage, WaitStrategy, Writer};
 
 /// A broadcast ring buffer: writers reserve spans of slots, fill them and publish them; every
 /// attached reader sees every item published after it attached, in order, and consumes at its
@@ -36,7 +36,12 @@ use crate::{BusySpin, Layout, ReaderRegistry, Reader, Sequence, Storage, WaitStr
 /// assert_eq!(items.to_array::<3>(), Some([1, 2, 3]));
 /// drop(items); // consumed
 /// ```
-pub struct Ring<S: Storage, P: Producer = SingleProducer, W: WaitStrategy = BusySpin, const READERS: usize = 4> {
+pub struct Ring<
+    S: Storage,
+    P: Producer = SingleProducer,
+    W: WaitStrategy = BusySpin,
+    const READERS: usize = 4,
+> {
     pub(crate) published: Sequence,
     pub(crate) readers: ReaderRegistry<READERS>,
     pub(crate) producer: P,
@@ -79,7 +84,9 @@ impl<S: Storage, B: AsRef<[AtomicUsize]>> Ring<S, MultiProducer<B>> {
     }
 }
 
-impl<S: Storage, W: WaitStrategy + Default, const READERS: usize> Ring<S, SingleProducer, W, READERS> {
+impl<S: Storage, W: WaitStrategy + Default, const READERS: usize>
+    Ring<S, SingleProducer, W, READERS>
+{
     /// A single-producer ring whose cursors start at `start` instead of 0 — for testing
     /// wrap-around (`usize::MAX - k`), or to resume a stream position. For a capacity that is
     /// not a power of two, `start` is rounded down to a valid cursor ([`Layout::normalize`]).
@@ -115,7 +122,10 @@ impl<S: Storage, B: AsRef<[AtomicUsize]>, W: WaitStrategy + Default, const READE
         Self::build(storage, start, move |layout, start| {
             let available = bits.as_ref().len() * usize::BITS as usize;
             let bitset = AtomicBitset::with_len(bits, layout.capacity()).map_err(|_| {
-                CapacityError::BitsetTooSmall { needed: layout.capacity(), available }
+                CapacityError::BitsetTooSmall {
+                    needed: layout.capacity(),
+                    available,
+                }
             })?;
             let producer = MultiProducer::new(bitset, start);
             producer.init_bits(layout, start);
@@ -228,7 +238,11 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
     pub(crate) fn parts(&self, start: usize, len: usize) -> (*mut S::Item, usize, usize) {
         let base = self.storage.as_mut_ptr();
         let i = self.layout.index(start);
-        let first = if S::DOUBLE_MAPPED { len } else { len.min(self.layout.capacity() - i) };
+        let first = if S::DOUBLE_MAPPED {
+            len
+        } else {
+            len.min(self.layout.capacity() - i)
+        };
         // SAFETY: `i < capacity`, so `base + i` is inside (or one past the end of) the storage
         // allocation the `Storage` contract promises.
         let head = unsafe { base.add(i) };
@@ -310,11 +324,19 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
                 *claim = end;
             }
             Some(m) => {
-                crate::claim::publish_multi(m, &self.layout, &self.published, start, reserved, count, || {
-                    // The hole list is full: let readers pass older holes first.
-                    self.refresh_min();
-                    crate::sync::spin_loop();
-                });
+                crate::claim::publish_multi(
+                    m,
+                    &self.layout,
+                    &self.published,
+                    start,
+                    reserved,
+                    count,
+                    || {
+                        // The hole list is full: let readers pass older holes first.
+                        self.refresh_min();
+                        crate::sync::spin_loop();
+                    },
+                );
             }
         }
         self.data.notify_all();

@@ -128,7 +128,8 @@ impl Sequence {
         success: Ordering,
         failure: Ordering,
     ) -> Result<usize, usize> {
-        self.value.compare_exchange_weak(current, new, success, failure)
+        self.value
+            .compare_exchange_weak(current, new, success, failure)
     }
 
     /// The underlying atomic (for APIs such as [`ReaderRegistry`](crate::ReaderRegistry) that
@@ -175,8 +176,14 @@ mod tests {
         let s = Sequence::new(usize::MAX - 1);
         assert_eq!(s.fetch_add(3, Ordering::Relaxed), usize::MAX - 1);
         assert_eq!(s.load(Ordering::Relaxed), 1);
-        assert_eq!(s.compare_exchange(0, 5, Ordering::Relaxed, Ordering::Relaxed), Err(1));
-        assert_eq!(s.compare_exchange(1, 5, Ordering::Relaxed, Ordering::Relaxed), Ok(1));
+        assert_eq!(
+            s.compare_exchange(0, 5, Ordering::Relaxed, Ordering::Relaxed),
+            Err(1)
+        );
+        assert_eq!(
+            s.compare_exchange(1, 5, Ordering::Relaxed, Ordering::Relaxed),
+            Ok(1)
+        );
         s.store(9, Ordering::Relaxed);
         assert_eq!(s.load(Ordering::Relaxed), 9);
     }

@@ -60,7 +60,11 @@ impl<'a, T> SliceStorage<'a, T> {
     /// Takes the slice for the lifetime of the ring.
     pub fn new(slice: &'a mut [T]) -> Self {
         let len = slice.len();
-        Self { ptr: NonNull::from(slice).cast::<T>(), len, _borrow: PhantomData }
+        Self {
+            ptr: NonNull::from(slice).cast::<T>(),
+            len,
+            _borrow: PhantomData,
+        }
     }
 }
 
@@ -110,7 +114,10 @@ pub struct InlineStorage<T, const N: usize> {
 impl<T, const N: usize> InlineStorage<T, N> {
     /// Wraps an initialised array.
     pub const fn new(slots: [T; N]) -> Self {
-        Self { slots: UnsafeCell::new(slots), _not_sync_by_default: PhantomData }
+        Self {
+            slots: UnsafeCell::new(slots),
+            _not_sync_by_default: PhantomData,
+        }
     }
 }
 

@@ -56,7 +56,12 @@ where
     R: Deref<Target = Ring<S, P, W, N>>,
 {
     pub(crate) fn new(writer: &'w mut Writer<R>, start: usize, len: usize) -> Self {
-        Self { writer, start, len, done: false }
+        Self {
+            writer,
+            start,
+            len,
+            done: false,
+        }
     }
 
     /// Number of reserved slots.
@@ -121,7 +126,8 @@ where
     /// Iterates over the reserved slots in order.
     pub fn iter_mut(
         &mut self,
-    ) -> core::iter::Chain<core::slice::IterMut<'_, S::Item>, core::slice::IterMut<'_, S::Item>> {
+    ) -> core::iter::Chain<core::slice::IterMut<'_, S::Item>, core::slice::IterMut<'_, S::Item>>
+    {
         let (a, b) = self.as_mut_slices();
         a.iter_mut().chain(b.iter_mut())
     }
@@ -135,7 +141,11 @@ where
     where
         S::Item: Copy,
     {
-        assert_eq!(src.len(), self.len, "source length must equal the span length");
+        assert_eq!(
+            src.len(),
+            self.len,
+            "source length must equal the span length"
+        );
         let (a, b) = self.as_mut_slices();
         let (sa, sb) = src.split_at(a.len());
         a.copy_from_slice(sa);
@@ -160,7 +170,9 @@ where
     fn finish(&mut self, count: usize) {
         if !self.done {
             self.done = true;
-            self.writer.ring.finish_span(self.start, self.len, count, &mut self.writer.claim);
+            self.writer
+                .ring
+                .finish_span(self.start, self.len, count, &mut self.writer.claim);
         }
     }
 }
@@ -217,7 +229,8 @@ where
 {
     fn index_mut(&mut self, i: usize) -> &mut S::Item {
         let len = self.len;
-        self.get_mut(i).unwrap_or_else(|| panic!("index {i} out of a span of {len}"))
+        self.get_mut(i)
+            .unwrap_or_else(|| panic!("index {i} out of a span of {len}"))
     }
 }
 
@@ -231,7 +244,22 @@ where
             self.done = true;
             // During unwinding publish nothing: the slots may be half written.
             let count = if crate::panicking() { 0 } else { self.len };
-            self.writer.ring.finish_span(self.start, self.len, count, &mut self.writer.claim);
+            self.writer
+                .ring
+                .finish_span(self.start, self.len, count, &mut self.writer.claim);
         }
+    }
+}
+
+impl<R> core::fmt::Debug for WriteSpan<'_, R>
+where
+    R: Deref,
+    R::Target: RingCore,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("WriteSpan")
+            .field("start", &self.start)
+            .field("len", &self.len)
+            .finish()
     }
 }

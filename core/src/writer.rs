@@ -5,8 +5,8 @@ use core::time::Duration;
 
 use crate::claim::{MultiClaim, Producer};
 use crate::error::{AttachError, ReserveError};
-use crate::sync::Ordering;
 use crate::ring::RingCore;
+use crate::sync::Ordering;
 use crate::{Ring, Storage, WaitStrategy, WaitTimeout, WriteSpan};
 
 /// Reserves spans of slots in a [`Ring`] and publishes them.
@@ -62,7 +62,11 @@ where
         // Acquire: the published cursor is where this writer's claims continue.
         let claim = ring.published.load(Ordering::Acquire);
         let min_cache = ring.readers.cached_min();
-        Ok(Self { ring, claim, min_cache })
+        Ok(Self {
+            ring,
+            claim,
+            min_cache,
+        })
     }
 
     /// The ring.
@@ -73,7 +77,9 @@ where
     /// Slots free right now for this writer (a snapshot; rescans the readers).
     pub fn free(&mut self) -> usize {
         let ring = &*self.ring;
-        let min = ring.refresh_min().unwrap_or_else(|| ring.readers.cached_min());
+        let min = ring
+            .refresh_min()
+            .unwrap_or_else(|| ring.readers.cached_min());
         let claim = match ring.producer.multi() {
             Some(m) => m.claim().load(Ordering::Relaxed),
             None => self.claim,
@@ -165,7 +171,10 @@ where
     ) -> Result<usize, ReserveError> {
         let cap = ring.capacity();
         if n > cap {
-            return Err(ReserveError::TooLarge { requested: n, capacity: cap });
+            return Err(ReserveError::TooLarge {
+                requested: n,
+                capacity: cap,
+            });
         }
         // Relaxed: a hint; nothing is read on the strength of it.
         if ring.closed.load(Ordering::Relaxed) {
@@ -218,7 +227,12 @@ where
                 }
                 // Relaxed: the CAS makes the range ours; nothing is published by claiming.
                 if m.claim()
-                    .compare_exchange_weak(c, layout.advance(c, n), Ordering::Relaxed, Ordering::Relaxed)
+                    .compare_exchange_weak(
+                        c,
+                        layout.advance(c, n),
+                        Ordering::Relaxed,
+                        Ordering::Relaxed,
+                    )
                     .is_ok()
                 {
                     return Ok(c);
@@ -239,7 +253,11 @@ where
     fn clone(&self) -> Self {
         // Relaxed: a count only (see `attach`).
         self.ring.writers.fetch_add(1, Ordering::Relaxed);
-        Self { ring: self.ring.clone(), claim: self.claim, min_cache: self.min_cache }
+        Self {
+            ring: self.ring.clone(),
+            claim: self.claim,
+            min_cache: self.min_cache,
+        }
     }
 }
 

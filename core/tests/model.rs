@@ -13,14 +13,30 @@ const READERS: usize = 4; // the ring's default reader capacity
 #[derive(Clone, Debug)]
 enum Op {
     /// Reserve `n`, publish `k` of them (k may exceed n: clamped).
-    Write { writer: usize, n: usize, k: usize },
+    Write {
+        writer: usize,
+        n: usize,
+        k: usize,
+    },
     /// Reader `r` reads up to `max`, consumes `k` of what it got (clamped).
-    Read { r: usize, max: usize, k: usize },
+    Read {
+        r: usize,
+        max: usize,
+        k: usize,
+    },
     Attach,
-    Detach { r: usize },
+    Detach {
+        r: usize,
+    },
     /// Multi-producer only: writer 0 and writer 1 each reserve, then publish in the given
     /// order, each only a prefix (partial publishes out of order make holes).
-    WriteTwo { n0: usize, k0: usize, n1: usize, k1: usize, second_first: bool },
+    WriteTwo {
+        n0: usize,
+        k0: usize,
+        n1: usize,
+        k1: usize,
+        second_first: bool,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -44,7 +60,13 @@ struct Model {
 
 impl Model {
     fn free(&self) -> usize {
-        let oldest = self.readers.iter().flatten().min().copied().unwrap_or(self.stream.len());
+        let oldest = self
+            .readers
+            .iter()
+            .flatten()
+            .min()
+            .copied()
+            .unwrap_or(self.stream.len());
         let oldest = oldest.min(self.stream.len());
         self.capacity - (self.stream.len() - oldest)
     }
@@ -62,8 +84,13 @@ where
     if P::MULTI {
         writers.push(ring.writer().unwrap());
     }
-    let mut readers: Vec<Option<Reader<&Ring<SliceStorage<u64>, P>>>> = (0..READERS).map(|_| None).collect();
-    let mut model = Model { capacity, stream: Vec::new(), readers: vec![None; READERS] };
+    type Handle<'r, 'm, P> = Reader<&'r Ring<SliceStorage<'m, u64>, P>>;
+    let mut readers: Vec<Option<Handle<'_, '_, P>>> = (0..READERS).map(|_| None).collect();
+    let mut model = Model {
+        capacity,
+        stream: Vec::new(),
+        readers: vec![None; READERS],
+    };
     let mut next_value = 1u64;
 
     for op in ops {
@@ -74,7 +101,10 @@ where
                 let expected_free = model.free();
                 match w.try_reserve(n) {
                     Ok(mut span) => {
-                        assert!(n <= capacity && n <= expected_free, "reserve {n} free {expected_free}");
+                        assert!(
+                            n <= capacity && n <= expected_free,
+                            "reserve {n} free {expected_free}"
+                        );
                         assert_eq!(span.len(), n);
                         for slot in span.iter_mut() {
                             *slot = next_value;
@@ -85,7 +115,10 @@ where
                         span.publish(k);
                         model.stream.extend(written.into_iter().map(Some));
                     }
-                    Err(ReserveError::TooLarge { requested, capacity: c }) => {
+                    Err(ReserveError::TooLarge {
+                        requested,
+                        capacity: c,
+                    }) => {
                         assert_eq!((requested, c), (n, capacity));
                         assert!(n > capacity);
                     }
@@ -98,7 +131,9 @@ where
                 }
             }
             Op::Read { r, max, k } => {
-                let Some(reader) = readers[r].as_mut() else { continue };
+                let Some(reader) = readers[r].as_mut() else {
+                    continue;
+                };
                 let mut pos = model.readers[r].unwrap();
                 assert_eq!(reader.available(), model.stream.len() - pos);
                 let result = reader.try_read(max);
@@ -107,7 +142,10 @@ where
                     pos += 1;
                 }
                 model.readers[r] = Some(pos);
-                let run = model.stream[pos..].iter().take_while(|v| v.is_some()).count();
+                let run = model.stream[pos..]
+                    .iter()
+                    .take_while(|v| v.is_some())
+                    .count();
                 match result {
                     Ok(span) => {
                         let len = run.min(max);
@@ -142,7 +180,13 @@ where
                 readers[r] = None;
                 model.readers[r] = None;
             }
-            Op::WriteTwo { n0, k0, n1, k1, second_first } => {
+            Op::WriteTwo {
+                n0,
+                k0,
+                n1,
+                k1,
+                second_first,
+            } => {
                 if !P::MULTI {
                     continue;
                 }

@@ -10,7 +10,7 @@ use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use spanring::{Producer, Reader, ReadError, Ring, Storage, WaitStrategy, Writer};
+use spanring::{Producer, ReadError, Reader, Ring, Storage, WaitStrategy, Writer};
 
 /// A value no producer writes: seeing it means an unpublished slot was exposed.
 pub const UNWRITTEN: u64 = u64::MAX;
@@ -39,8 +39,12 @@ pub fn items_per_producer(default: u64, producers: usize) -> u64 {
 }
 
 /// Writes `items` tagged items from producer `id` in spans of `chunk` (the last span shorter).
-pub fn produce<R, S, P, W, const N: usize>(mut writer: Writer<R>, id: usize, items: u64, chunk: usize)
-where
+pub fn produce<R, S, P, W, const N: usize>(
+    mut writer: Writer<R>,
+    id: usize,
+    items: u64,
+    chunk: usize,
+) where
     R: Deref<Target = Ring<S, P, W, N>>,
     S: Storage<Item = u64>,
     P: Producer,
@@ -85,7 +89,10 @@ where
             let producer = (item >> 40) as usize;
             let counter = item & ((1 << 40) - 1);
             assert!(producer < producers, "garbage item {item:#x}");
-            assert_eq!(counter, next[producer], "producer {producer}: lost, repeated or reordered item");
+            assert_eq!(
+                counter, next[producer],
+                "producer {producer}: lost, repeated or reordered item"
+            );
             next[producer] += 1;
             seen += 1;
         }
