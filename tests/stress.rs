@@ -106,3 +106,41 @@ fn multi_producer_double_mapped() {
 fn heap(capacity: usize) -> HeapStorage<u64> {
     HeapStorage::new(portable(capacity)).expect("non-empty")
 }
+
+/// Producers publish only part of each span while others claim after them: on a
+/// multi-producer ring the unpublished tails become holes (or are given back) and readers must
+/// skip them, never see them, and never hang (the GNU Radio 4 partial-publish hang).
+#[test]
+fn multi_producer_partial_publish() {
+    for producers in [1, 2, 4] {
+        for chunk in [1, 7, 64] {
+            let storage = heap(256);
+            let bits: Vec<AtomicUsize> = (0..words_for(storage.capacity()))
+                .map(|_| AtomicUsize::new(0))
+                .collect();
+            let ring: MpRing<_> =
+                Ring::new_multi_starting_at(storage, &bits[..], usize::MAX - 100).unwrap();
+            let readers: Vec<Reader<_>> = (0..2).map(|_| ring.reader().unwrap()).collect();
+            let writers: Vec<Writer<_>> = (0..producers).map(|_| ring.writer().unwrap()).collect();
+            common::run_with(
+                &ring,
+                writers,
+                readers,
+                items(chunk, producers) / 4,
+                chunk,
+                true,
+            );
+        }
+    }
+}
+
+/// The same partial publication on a single-producer ring (the tail is simply reused).
+#[test]
+fn single_producer_partial_publish() {
+    for chunk in [1, 7, 64] {
+        let ring: SpRing<_> = Ring::starting_at(heap(256), usize::MAX - 100).unwrap();
+        let readers: Vec<Reader<_>> = (0..2).map(|_| ring.reader().unwrap()).collect();
+        let writers: Vec<Writer<_>> = vec![ring.writer().unwrap()];
+        common::run_with(&ring, writers, readers, items(chunk, 1) / 4, chunk, true);
+    }
+}

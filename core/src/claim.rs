@@ -68,6 +68,16 @@ pub trait MultiClaim {
 /// let _writer = ring.writer().unwrap();
 /// assert!(ring.writer().is_err()); // only one
 /// ```
+///
+/// The single-producer writer cannot be cloned (a second writer would be a data race):
+///
+/// ```compile_fail,E0599
+/// use spanring_core::{Ring, SliceStorage};
+/// let mut memory = [0u32; 8];
+/// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+/// let writer = ring.writer().unwrap();
+/// let second = writer.clone(); // error: no method `clone` for a single-producer writer
+/// ```
 #[derive(Debug, Default)]
 pub struct SingleProducer {
     taken: AtomicBool,

@@ -61,6 +61,41 @@ pub fn produce<R, S, P, W, const N: usize>(
     }
 }
 
+/// Like [`produce`], but each span reserves `chunk` slots and publishes only a varying prefix
+/// (`1..=chunk` of them); the unpublished tail holds `UNWRITTEN`, which readers must never
+/// see. On a multi-producer ring the tails become holes or are given back.
+pub fn produce_partial<R, S, P, W, const N: usize>(
+    mut writer: Writer<R>,
+    id: usize,
+    items: u64,
+    chunk: usize,
+) where
+    R: Deref<Target = Ring<S, P, W, N>>,
+    S: Storage<Item = u64>,
+    P: Producer,
+    W: WaitStrategy,
+{
+    let mut counter = 0u64;
+    let mut step = id as u64;
+    while counter < items {
+        step = step
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let keep = 1 + (step >> 33) as usize % chunk;
+        let keep = keep.min((items - counter) as usize);
+        let mut span = writer.reserve(chunk).expect("reserve");
+        for (i, slot) in span.iter_mut().enumerate() {
+            *slot = if i < keep {
+                tag(id, counter + i as u64)
+            } else {
+                UNWRITTEN
+            };
+        }
+        counter += keep as u64;
+        span.publish(keep);
+    }
+}
+
 /// Reads until the ring closes; checks every producer's sequence. Returns items seen.
 pub fn consume<R, S, P, W, const N: usize>(
     mut reader: Reader<R>,
@@ -119,6 +154,24 @@ pub fn run<R, S, P, W, const N: usize>(
     W: WaitStrategy,
     Ring<S, P, W, N>: Sync,
 {
+    run_with(ring, writers, readers, items, chunk, false);
+}
+
+/// As [`run`]; with `partial`, producers publish varying prefixes of their spans.
+pub fn run_with<R, S, P, W, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    writers: Vec<Writer<R>>,
+    readers: Vec<Reader<R>>,
+    items: u64,
+    chunk: usize,
+    partial: bool,
+) where
+    R: Deref<Target = Ring<S, P, W, N>> + Send,
+    S: Storage<Item = u64>,
+    P: Producer,
+    W: WaitStrategy,
+    Ring<S, P, W, N>: Sync,
+{
     let producers = writers.len();
     let consumers = readers.len();
     let _ = ring;
@@ -134,7 +187,11 @@ pub fn run<R, S, P, W, const N: usize>(
             })
             .collect();
         for (id, w) in writers.into_iter().enumerate() {
-            s.spawn(move || produce(w, id, items, chunk));
+            if partial {
+                s.spawn(move || produce_partial(w, id, items, chunk));
+            } else {
+                s.spawn(move || produce(w, id, items, chunk));
+            }
         }
         let mut seen = Vec::new();
         for h in handles {

@@ -1,0 +1,218 @@
+//! The failure modes of HAZARDS.md that a single thread can stage deterministically: a stalled
+//! claimer, partial publication on a multi-producer ring, reading past what is published, a
+//! second single-producer writer, and a dropped reader.
+
+use spanring_core::sync::AtomicUsize;
+use spanring_core::{AttachError, MultiProducer, ReadError, ReserveError, Ring, SliceStorage};
+
+type Mp<'m, 'b> = Ring<SliceStorage<'m, u32>, MultiProducer<&'b [AtomicUsize]>>;
+
+fn bits() -> [AtomicUsize; 1] {
+    Default::default()
+}
+
+/// A producer that claimed a span and stalls (preempted, or parked mid-span) holds back what
+/// readers see, but nothing else: other producers keep claiming and publishing until the
+/// capacity runs out, every `try_*` call returns at once, and once the stalled span is
+/// published readers see everything in claim order.
+#[test]
+fn stalled_claimer_blocks_nobody_else() {
+    let mut memory = [0u32; 8];
+    let bits = bits();
+    let ring: Mp = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
+    let mut reader = ring.reader().unwrap();
+    let mut stalled = ring.writer().unwrap();
+    let mut other = ring.writer().unwrap();
+
+    let mut parked = stalled.try_reserve(2).unwrap(); // claimed, never finished (yet)
+    parked.copy_from_slice(&[1, 2]);
+    for v in [3, 4, 5] {
+        other
+            .try_reserve(2)
+            .unwrap()
+            .copy_from_slice(&[v * 10, v * 10 + 1]);
+    }
+    // Capacity 8 is now fully claimed: the other producer gets `Full`, without waiting.
+    assert_eq!(
+        other.try_reserve(1).unwrap_err(),
+        ReserveError::Full { free: 0 }
+    );
+    // Readers see nothing past the stalled span, and do not wait for it.
+    assert_eq!(reader.try_read(8).unwrap_err(), ReadError::Empty);
+    assert_eq!(ring.published(), 0);
+
+    drop(parked); // the stalled producer resumes and publishes: everything becomes visible
+    let span = reader.try_read(8).unwrap();
+    let got: Vec<u32> = span.iter().copied().collect();
+    assert_eq!(got, [1, 2, 30, 31, 40, 41, 50, 51]);
+}
+
+/// GNU Radio 4 hangs when a multi-producer span publishes fewer slots than it reserved while a
+/// later claim exists. Here the unpublished tail becomes a hole that readers skip; the ring
+/// keeps flowing and no reader ever sees the tail's contents.
+#[test]
+fn partial_publish_behind_a_later_claim_does_not_hang() {
+    let mut memory = [0u32; 8];
+    let bits = bits();
+    let ring: Mp = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
+    let mut reader = ring.reader().unwrap();
+    let mut a = ring.writer().unwrap();
+    let mut b = ring.writer().unwrap();
+
+    let mut first = a.try_reserve(4).unwrap();
+    first.copy_from_slice(&[1, 2, 666, 666]); // the tail is never published
+    let mut second = b.try_reserve(2).unwrap();
+    second.copy_from_slice(&[3, 4]);
+    first.publish(2); // a later claim exists: the tail cannot be given back
+    drop(second);
+
+    let got: Vec<u32> = reader.try_read(8).unwrap().iter().copied().collect();
+    assert_eq!(got, [1, 2]);
+    let got: Vec<u32> = reader.try_read(8).unwrap().iter().copied().collect();
+    assert_eq!(got, [3, 4], "the hole was skipped, not shown");
+    assert_eq!(reader.try_read(8).unwrap_err(), ReadError::Empty);
+
+    // The ring is not stuck: it keeps going for several laps, holes included.
+    for lap in 0..10u32 {
+        let mut x = a.try_reserve(3).unwrap();
+        x.copy_from_slice(&[lap, 666, 666]);
+        let mut y = b.try_reserve(1).unwrap();
+        y.copy_from_slice(&[lap + 100]);
+        x.publish(1);
+        drop(y);
+        let got: Vec<u32> = core::iter::from_fn(|| {
+            reader
+                .try_read(8)
+                .ok()
+                .map(|s| s.iter().copied().collect::<Vec<_>>())
+        })
+        .flatten()
+        .collect();
+        assert_eq!(got, [lap, lap + 100]);
+    }
+}
+
+/// The newest claim gives its unpublished tail back: the next claim reuses the slots.
+#[test]
+fn partial_publish_of_the_newest_claim_gives_the_tail_back() {
+    let mut memory = [0u32; 4];
+    let bits = bits();
+    let ring: Mp = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
+    let mut reader = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    let mut span = w.try_reserve(4).unwrap();
+    span.copy_from_slice(&[1, 2, 3, 4]);
+    span.publish(1);
+    let mut next = w.try_reserve(3).unwrap();
+    assert_eq!(next.start(), 1, "the tail was given back");
+    next.copy_from_slice(&[5, 6, 7]);
+    drop(next);
+    let got: Vec<u32> = reader.try_read(8).unwrap().iter().copied().collect();
+    assert_eq!(got, [1, 5, 6, 7]);
+}
+
+/// Every read returns at most what is published, whatever is asked for.
+#[test]
+fn reads_never_pass_the_published_cursor() {
+    let mut memory = [7u32; 8];
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let mut reader = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    let span = w.try_reserve(5).unwrap();
+    assert_eq!(reader.try_read(usize::MAX).unwrap_err(), ReadError::Empty);
+    span.publish(2);
+    assert_eq!(reader.try_read(usize::MAX).unwrap().len(), 2);
+    assert_eq!(reader.available(), 0);
+}
+
+/// A second writer on a single-producer ring is refused (and the handle is not `Clone`:
+/// see the `compile_fail` example on `SingleProducer`).
+#[test]
+fn single_producer_has_one_writer() {
+    let mut memory = [0u8; 4];
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let _w = ring.writer().unwrap();
+    assert_eq!(ring.writer().unwrap_err(), AttachError::WriterTaken);
+}
+
+/// A reader that is dropped stops gating the writer at once.
+#[test]
+fn dropped_reader_never_stalls_the_writer() {
+    let mut memory = [0u8; 4];
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let slow = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    w.try_reserve(4).unwrap().fill(1);
+    assert!(matches!(
+        w.try_reserve(1),
+        Err(ReserveError::Full { free: 0 })
+    ));
+    drop(slow);
+    assert!(w.try_reserve(4).is_ok());
+}
+
+/// Too many readers, too large a reservation, capacity 0: typed errors.
+#[test]
+fn bad_input_gets_typed_errors() {
+    let mut empty: [u8; 0] = [];
+    assert!(Ring::new(SliceStorage::new(&mut empty)).is_err());
+    let mut memory = [0u8; 4];
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let readers: Vec<_> = (0..4).map(|_| ring.reader().unwrap()).collect();
+    assert_eq!(
+        ring.reader().unwrap_err(),
+        AttachError::TooManyReaders { max: 4 }
+    );
+    drop(readers);
+    let mut w = ring.writer().unwrap();
+    assert_eq!(
+        w.try_reserve(5).unwrap_err(),
+        ReserveError::TooLarge {
+            requested: 5,
+            capacity: 4
+        }
+    );
+    assert_eq!(
+        w.reserve(5).unwrap_err(),
+        ReserveError::TooLarge {
+            requested: 5,
+            capacity: 4
+        }
+    );
+    let mut r = ring.reader().unwrap();
+    assert_eq!(
+        r.read_exact(5).unwrap_err(),
+        ReadError::TooLarge {
+            requested: 5,
+            capacity: 4
+        }
+    );
+    let bits: [AtomicUsize; 1] = Default::default();
+    let mut big = [0u8; 65];
+    assert!(matches!(
+        Ring::new_multi(
+            SliceStorage::new(&mut big),
+            &bits[..usize::from(usize::BITS < 65)]
+        ),
+        Err(spanring_core::CapacityError::BitsetTooSmall { .. })
+    ));
+}
+
+/// A span dropped during a panic (with `std`) publishes nothing; the ring stays usable.
+#[test]
+#[cfg(feature = "std")]
+fn span_dropped_while_panicking_publishes_nothing() {
+    let mut memory = [0u8; 4];
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut span = w.try_reserve(2).unwrap();
+        span[0] = 9;
+        panic!("half written");
+    }));
+    assert!(result.is_err());
+    assert_eq!(r.try_read(4).unwrap_err(), ReadError::Empty);
+    w.try_reserve(1).unwrap().fill(5);
+    assert_eq!(r.try_read(4).unwrap().to_array::<1>(), Some([5]));
+}
