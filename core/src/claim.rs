@@ -83,6 +83,15 @@ pub struct SingleProducer {
     taken: AtomicBool,
 }
 
+impl SingleProducer {
+    crate::__maybe_const_fn! {
+        /// A claim whose writer has not been taken yet.
+        pub fn new() -> Self {
+            Self { taken: AtomicBool::new(false) }
+        }
+    }
+}
+
 impl sealed::Sealed for SingleProducer {}
 
 impl Producer for SingleProducer {

@@ -3,7 +3,104 @@
 //! Lock-free, allocation-free broadcast ring buffers for moving data between threads, or
 //! between an interrupt handler and a main loop, in `#![no_std]`.
 //!
-//! (Crate-level examples and the model are in the ring module docs; see [`Ring`].)
+//! ```
+//! use spanring_core::{Ring, SliceStorage};
+//!
+//! let mut memory = [0u32; 64]; // any memory: a stack array, a static, a DMA region
+//! let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+//! let mut reader = ring.reader().unwrap(); // sees everything published from now on
+//! let mut writer = ring.writer().unwrap();
+//!
+//! writer.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]); // published on drop
+//! let span = reader.try_read(16).unwrap(); // consumed on drop
+//! assert_eq!(span.iter().sum::<u32>(), 6);
+//! ```
+//!
+//! ## The model
+//!
+//! - A [`Ring`] holds `capacity` initialised slots of `T` in memory the caller provides
+//!   ([`SliceStorage`], [`InlineStorage`], or `spanring-std`'s heap and double-mapped
+//!   storage). Cursors are positions in an infinite stream, stored in `usize` and correct across
+//!   its wrap-around, for any capacity (powers of two take a mask fast path).
+//! - **Writers** reserve spans: [`Writer::try_reserve`] never waits (usable in an interrupt
+//!   handler), [`Writer::reserve`] waits through the ring's [`WaitStrategy`]. A [`WriteSpan`]
+//!   gives `&mut` access to exactly the reserved slots and *publishes* them when dropped, or
+//!   only a prefix with [`WriteSpan::publish`]. [`SingleProducer`] rings (the default) have one
+//!   unique writer and no CAS; [`MultiProducer`] rings let any number of writers claim ranges
+//!   with a CAS and publish out of order through an [`AtomicBitset`].
+//! - **Readers** are broadcast: each attached [`Reader`] sees every item published after it
+//!   attached, in order, at its own pace. A [`ReadSpan`] shows at most what is published and
+//!   *consumes* it when dropped (or a prefix, [`ReadSpan::consume`]). Writers wait for the
+//!   slowest attached reader; readers attach and detach while the ring runs (at most
+//!   `READERS`), and a dropped reader never stalls writers.
+//! - Who may call what, from where: a handle (`Writer`, `Reader`) is used by one thread at a
+//!   time (methods take `&mut self`) and can be sent to another thread when `T: Send + Sync`;
+//!   the ring itself is shared (`&Ring`, or `Arc<Ring>` via [`Writer::attach`] /
+//!   [`Reader::attach`]). In an interrupt handler use only `try_*` calls.
+//! - Dropping the last writer closes the ring: readers drain what is left, then get
+//!   [`ReadError::Closed`]. [`Ring::close`] closes it explicitly (writers then get
+//!   [`ReserveError::Closed`]).
+//!
+//! ## A `static` ring on an embedded target
+//!
+//! No allocator, no initialisation code: [`Ring::new_inline`] is `const`.
+//!
+//! ```
+//! use spanring_core::{InlineStorage, Ring};
+//!
+//! static EVENTS: Ring<InlineStorage<u32, 16>> = Ring::new_inline([0; 16]);
+//!
+//! // main loop
+//! let mut events = EVENTS.reader().unwrap();
+//! // interrupt handler (here: called directly)
+//! let mut irq_writer = EVENTS.writer().unwrap();
+//! if let Ok(mut span) = irq_writer.try_reserve(1) {
+//!     span[0] = 0xBEEF; // never waits: a full ring drops the event instead
+//! }
+//! assert_eq!(events.try_read(16).unwrap()[0], 0xBEEF);
+//! ```
+//!
+//! ## Scoped threads on std
+//!
+//! ```
+//! use spanring_core::sync::AtomicUsize;
+//! use spanring_core::{words_for, Ring, SliceStorage};
+//!
+//! let mut memory = vec![0u64; 1024];
+//! let bits: Vec<AtomicUsize> = (0..words_for(1024)).map(|_| AtomicUsize::new(0)).collect();
+//! let ring = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
+//! let readers: Vec<_> = (0..2).map(|_| ring.reader().unwrap()).collect();
+//! let writers: Vec<_> = (0..2).map(|_| ring.writer().unwrap()).collect();
+//! std::thread::scope(|s| {
+//!     for (id, mut w) in writers.into_iter().enumerate() {
+//!         s.spawn(move || {
+//!             for i in 0..1000u64 {
+//!                 w.reserve(1).unwrap()[0] = (id as u64) << 32 | i;
+//!             }
+//!         }); // the last writer dropped closes the ring
+//!     }
+//!     for mut r in readers {
+//!         s.spawn(move || {
+//!             let mut count = 0;
+//!             while let Ok(span) = r.read(64) {
+//!                 count += span.len();
+//!             }
+//!             assert_eq!(count, 2000); // every reader sees every item
+//!         });
+//!     }
+//! });
+//! ```
+//!
+//! ## Features and targets
+//!
+//! - `std` (off by default): only lets a [`WriteSpan`] dropped during a panic publish nothing.
+//!   The crate stays `#![no_std]` and allocation-free with it.
+//! - Atomics come from `portable-atomic` through [`sync`]. On targets without CAS
+//!   (thumbv6m, riscv32i) enable portable-atomic's `critical-section` feature (and provide an
+//!   implementation) or its `unsafe-assume-single-core` cfg: this crate never enables either
+//!   for you. No 64-bit atomics are used. See `targets.md` in the repository.
+//! - Everything else (the callback slot, the bitset, sequences, wait strategies) is documented
+//!   on its item.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 #![warn(missing_docs)]

@@ -85,6 +85,22 @@ impl<const N: usize> ReaderRegistry<N> {
         }
     }
 
+    /// An empty registry for a ring starting at cursor 0, in `const` context (for `static`
+    /// rings). Not available under the loom model checker, whose atomics are not const.
+    #[cfg(not(spanring_loom))]
+    pub const fn new_at_zero() -> Self {
+        Self {
+            slots: [const {
+                CachePadded::new(ReaderSlot {
+                    state: AtomicUsize::new(FREE),
+                    cursor: AtomicUsize::new(0),
+                })
+            }; N],
+            generation: CachePadded::new(AtomicUsize::new(0)),
+            cached_min: CachePadded::new(AtomicUsize::new(0)),
+        }
+    }
+
     /// The registry's capacity.
     pub const fn capacity(&self) -> usize {
         N

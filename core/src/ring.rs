@@ -4,6 +4,8 @@ use crate::bitset::AtomicBitset;
 use crate::claim::{MultiClaim, MultiProducer, Producer, SingleProducer};
 use crate::error::{AttachError, CapacityError};
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
+#[cfg(not(spanring_loom))]
+use crate::InlineStorage;
 use crate::{BusySpin, Layout, Reader, ReaderRegistry, Sequence, Storage, WaitStrategy, Writer};
 
 /// A broadcast ring buffer: writers reserve spans of slots, fill them and publish them; every
@@ -67,6 +69,48 @@ impl<S: Storage> Ring<S> {
     /// [`CapacityError`] if the storage has 0 slots or more than [`Layout`] supports.
     pub fn new(storage: S) -> Result<Self, CapacityError> {
         Self::starting_at(storage, 0)
+    }
+}
+
+#[cfg(not(spanring_loom))]
+impl<T, const N: usize> Ring<InlineStorage<T, N>> {
+    /// A single-producer ring that owns its `N` slots, built in `const` context: a `static`
+    /// ring needs no allocator and no initialisation code. A zero `N` is a compile error in a
+    /// `static` (and a panic elsewhere).
+    ///
+    /// ```
+    /// use spanring_core::{InlineStorage, Ring};
+    /// static SAMPLES: Ring<InlineStorage<u16, 32>> = Ring::new_inline([0; 32]);
+    ///
+    /// // An interrupt handler (or another thread) writes; it never blocks.
+    /// fn on_adc_interrupt(writer: &mut spanring_core::Writer<&'static Ring<InlineStorage<u16, 32>>>, sample: u16) {
+    ///     if let Ok(mut span) = writer.try_reserve(1) {
+    ///         span[0] = sample;
+    ///     } // a full ring drops the sample: try_reserve never waits
+    /// }
+    ///
+    /// let mut reader = SAMPLES.reader().unwrap();
+    /// let mut writer = SAMPLES.writer().unwrap();
+    /// on_adc_interrupt(&mut writer, 512);
+    /// assert_eq!(reader.try_read(8).unwrap().to_array::<1>(), Some([512]));
+    /// ```
+    pub const fn new_inline(slots: [T; N]) -> Self {
+        let layout = match Layout::new(N) {
+            Ok(layout) => layout,
+            Err(_) => panic!("an inline ring needs 1 ..= usize::MAX / 8 slots"),
+        };
+        Self {
+            published: Sequence::new(0),
+            readers: ReaderRegistry::new_at_zero(),
+            producer: SingleProducer::new(),
+            writers: AtomicUsize::new(0),
+            closed: AtomicBool::new(false),
+            space: BusySpin,
+            data: BusySpin,
+            layout,
+            start: 0,
+            storage: InlineStorage::new(slots),
+        }
     }
 }
 
