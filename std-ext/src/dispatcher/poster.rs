@@ -1,0 +1,105 @@
+//! [`Poster`]: the handle any thread uses to post callbacks to a [`Dispatcher`](super::Dispatcher).
+
+use std::fmt;
+use std::sync::Arc;
+
+use spanring_core::{ReserveError, Writer};
+
+use super::error::{PostError, TryPostError};
+use super::event::EventRing;
+
+/// Posts callbacks to a [`Dispatcher`](super::Dispatcher)'s worker. `Clone` (one per posting
+/// thread) and `Send`; posting takes `&mut self`.
+///
+/// A post reserves one ring slot, builds the closure *in place* in that slot's
+/// [`SendCallbackSlot`](spanring_core::SendCallbackSlot) (dropping the closure a previous post
+/// left there) and publishes it: no allocation. Callbacks from one `Poster` run in the order
+/// they were posted; callbacks from different posters interleave.
+///
+/// The closure is `Fn(&mut Ctx) + Send + Sync + 'static` and at most `WORDS` words in size
+/// (see [`Dispatcher`](super::Dispatcher#closure-size-words) — a larger one is a compile error).
+///
+/// Dropping the last `Poster` closes the dispatcher: the worker runs what was posted and exits.
+pub struct Poster<Ctx: 'static, const WORDS: usize = 4> {
+    pub(crate) writer: Writer<Arc<EventRing<Ctx, WORDS>>>,
+}
+
+impl<Ctx: Send + 'static, const WORDS: usize> Poster<Ctx, WORDS> {
+    /// Posts `callback`, waiting (parked, see [`BlockingWait`](crate::BlockingWait)) while the
+    /// ring is full.
+    ///
+    /// Do not call it from a callback running on the same dispatcher's worker: if the ring is
+    /// full the worker would wait for itself. Use [`try_post`](Self::try_post) there.
+    ///
+    /// # Errors
+    ///
+    /// [`PostError`] (holding `callback`) if the dispatcher is closed.
+    ///
+    /// ```
+    /// use spanring_std::Dispatcher;
+    /// let (dispatcher, mut poster) = Dispatcher::spawn(8, 0u64).unwrap();
+    /// for i in 1..=10u64 {
+    ///     poster.post(move |sum: &mut u64| *sum += i).unwrap();
+    /// }
+    /// drop(poster);
+    /// assert_eq!(dispatcher.join().unwrap(), 55);
+    /// ```
+    #[inline]
+    pub fn post<F>(&mut self, callback: F) -> Result<(), PostError<F>>
+    where
+        F: Fn(&mut Ctx) + Send + Sync + 'static,
+    {
+        match self.writer.reserve(1) {
+            Ok(mut span) => {
+                span[0].callback.set_fn(callback);
+                Ok(()) // dropping the span publishes the slot
+            }
+            // `reserve(1)` waits instead of reporting `Full`, and 1 never exceeds the
+            // capacity, so the only error left is `Closed`.
+            Err(_) => Err(PostError(callback)),
+        }
+    }
+
+    /// Posts `callback` if a slot is free right now; never waits.
+    ///
+    /// # Errors
+    ///
+    /// [`TryPostError::Full`] when every slot holds an unfinished event,
+    /// [`TryPostError::Closed`] when the dispatcher is closed; both hold `callback`.
+    #[inline]
+    pub fn try_post<F>(&mut self, callback: F) -> Result<(), TryPostError<F>>
+    where
+        F: Fn(&mut Ctx) + Send + Sync + 'static,
+    {
+        match self.writer.try_reserve(1) {
+            Ok(mut span) => {
+                span[0].callback.set_fn(callback);
+                Ok(())
+            }
+            Err(ReserveError::Full { .. }) => Err(TryPostError::Full(callback)),
+            Err(_) => Err(TryPostError::Closed(callback)),
+        }
+    }
+
+    /// Whether the dispatcher is closed (posts would fail).
+    pub fn is_closed(&self) -> bool {
+        self.writer.ring().is_closed()
+    }
+}
+
+impl<Ctx: 'static, const WORDS: usize> Clone for Poster<Ctx, WORDS> {
+    fn clone(&self) -> Self {
+        Self {
+            writer: self.writer.clone(),
+        }
+    }
+}
+
+impl<Ctx: 'static, const WORDS: usize> fmt::Debug for Poster<Ctx, WORDS> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Poster")
+            .field("capacity", &self.writer.ring().capacity())
+            .field("closed", &self.writer.ring().is_closed())
+            .finish()
+    }
+}
