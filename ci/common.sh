@@ -39,11 +39,15 @@ die() {
 need_cmd() {
     command -v "$1" >/dev/null 2>&1 || die "'$1' not found; run: bash ci/install.sh"
 }
+# (Command output is captured before grepping: `cmd | grep -q` under pipefail can fail when
+# grep exits early and cmd dies of SIGPIPE.)
 need_target() { # need_target TRIPLE  (for the default toolchain)
-    rustup target list --installed | grep -qx "$1" ||
-        die "rust target $1 not installed; run: bash ci/install.sh"
+    local installed
+    installed="$(rustup target list --installed)"
+    grep -qx "$1" <<<"$installed" || die "rust target $1 not installed; run: bash ci/install.sh"
 }
 need_nightly_component() { # need_nightly_component NAME
-    rustup component list --toolchain nightly --installed 2>/dev/null | grep -q "^$1" ||
-        die "nightly component $1 not installed; run: bash ci/install.sh"
+    local installed
+    installed="$(rustup component list --toolchain nightly --installed 2>/dev/null || true)"
+    grep -q "^$1" <<<"$installed" || die "nightly component $1 not installed; run: bash ci/install.sh"
 }

@@ -44,7 +44,10 @@ BUILDS=(
 
 # --- checks ------------------------------------------------------------------------------------
 note "cross: no 64-bit atomics in core/src (rtic#1117)"
-if grep -rnE '\bAtomic[IU]64\b' core/src; then
+# (comment lines are ignored, so docs may still say why there is none)
+hits="$(grep -rnE '\bAtomic[IU]64\b' core/src | grep -vE '^[^:]+:[0-9]+:[[:space:]]*//' || true)"
+if [[ -n $hits ]]; then
+    printf '%s\n' "$hits"
     die "core uses a 64-bit atomic (above); 32-bit targets would fall back to a lock"
 fi
 
@@ -53,13 +56,14 @@ mapfile -t md_rows < <(awk -F'|' '/^\| *`[a-z0-9_]+-[a-z0-9_-]+` *\|/ && tolower
     gsub(/[ `]/, "", $2); print $2 }' targets.md)
 ((${#md_rows[@]})) || die "no 'build only' rows found in targets.md (table format changed?)"
 for t in "${md_rows[@]}"; do
-    printf '%s\n' "${BUILDS[@]}" | cut -d'|' -f1 | grep -qx "$t" ||
+    [[ $'\n'"$(printf '%s\n' "${BUILDS[@]}" | cut -d'|' -f1)"$'\n' == *$'\n'"$t"$'\n'* ]] ||
         die "targets.md lists $t as 'build only' but ci/cross.sh does not build it"
 done
 
 note "cross: the library enables no portable-atomic fallback for its users"
-pa_line="$(cargo tree -q -p spanring --no-default-features --target thumbv6m-none-eabi \
-    -e normal,build -f '{p} [{f}]' --prefix none | grep -m1 '^portable-atomic ')"
+tree="$(cargo tree -q -p spanring --no-default-features --target thumbv6m-none-eabi \
+    -e normal,build -f '{p} [{f}]' --prefix none)"
+pa_line="$(grep -m1 '^portable-atomic ' <<<"$tree")" || die "portable-atomic not in the dependency tree?"
 note "  $pa_line"
 if grep -qE 'critical-section|unsafe-assume-single-core|unsafe-assume-privileged' <<<"$pa_line"; then
     die "a spanring manifest enables a portable-atomic fallback feature; that is the user's choice"

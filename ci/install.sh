@@ -25,8 +25,9 @@ need_cmd cargo
 
 # --- Rust: components of the default (stable) toolchain ------------------------------------
 # rustfmt: ci/fmt.sh; clippy: ci/clippy.sh and the msrv fallback.
+installed_comps="$(rustup component list --installed)"
 for comp in rustfmt clippy; do
-    if rustup component list --installed | grep -q "^$comp"; then
+    if grep -q "^$comp" <<<"$installed_comps"; then
         note "rustup: $comp present"
     else
         note "rustup: adding $comp"
@@ -60,13 +61,15 @@ fi
 
 # --- Rust: nightly with miri (ci/miri.sh) and rust-src (miri's sysroot, and -Zbuild-std in
 # ci/tsan.sh) ---------------------------------------------------------------------------------
-if ! rustup toolchain list | grep -q '^nightly'; then
+toolchains="$(rustup toolchain list)"
+if ! grep -q '^nightly' <<<"$toolchains"; then
     # --allow-downgrade: take the newest nightly that still ships miri, if today's does not.
     note "rustup: installing nightly"
     quiet rustup toolchain install nightly --profile minimal --component miri,rust-src --allow-downgrade
 fi
+nightly_comps="$(rustup component list --toolchain nightly --installed)"
 for comp in miri rust-src; do
-    if rustup component list --toolchain nightly --installed | grep -q "^$comp"; then
+    if grep -q "^$comp" <<<"$nightly_comps"; then
         note "rustup: nightly $comp present"
     else
         note "rustup: adding nightly $comp"
@@ -85,7 +88,8 @@ quiet cargo +nightly miri setup
 PKGS=(qemu-user gcc-aarch64-linux-gnu gcc-i686-linux-gnu libc6-dev-arm64-cross libc6-dev-i386-cross)
 missing=()
 for p in "${PKGS[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    status="$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)"
+    [[ $status == *"install ok installed"* ]] || missing+=("$p")
 done
 if ((${#missing[@]})); then
     SUDO=()

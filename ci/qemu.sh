@@ -27,7 +27,7 @@ mapfile -t md_rows < <(awk -F'|' '/^\| *`[a-z0-9_]+-[a-z0-9_-]+` *\|/ && tolower
     gsub(/[ `]/, "", $2); print $2 }' targets.md)
 ((${#md_rows[@]})) || die "no 'test under qemu' rows found in targets.md (table format changed?)"
 for t in "${md_rows[@]}"; do
-    printf '%s\n' "${TARGETS[@]}" | cut -d'|' -f1 | grep -qx "$t" ||
+    [[ $'\n'"$(printf '%s\n' "${TARGETS[@]}" | cut -d'|' -f1)"$'\n' == *$'\n'"$t"$'\n'* ]] ||
         die "targets.md lists $t as 'test under qemu' but ci/qemu.sh does not run it"
 done
 
