@@ -113,6 +113,9 @@ unsafe impl<T> Storage for HeapStorage<T> {
 
 // SAFETY: a `HeapStorage<T>` owns its `T`s like a `Box<[T]>`, which is `Send` iff `T: Send`.
 unsafe impl<T: Send> Send for HeapStorage<T> {}
-// SAFETY: `&HeapStorage` hands out only the raw pointer; the ring's protocol arbitrates access
-// and moves items between threads, which needs `T: Send` (same rule as core's InlineStorage).
-unsafe impl<T: Send> Sync for HeapStorage<T> {}
+// SAFETY: `&HeapStorage` hands out only the raw pointer, and a ring built on it lets several
+// threads use the items through it at once: the writer moves items in (needs `T: Send`) while
+// broadcast readers on different threads hold `&T` to the *same* item at the same time (needs
+// `T: Sync`). Exclusive (`&mut T`) access is arbitrated by the ring's cursors. Same bounds as
+// core's `SliceStorage` / `InlineStorage`.
+unsafe impl<T: Send + Sync> Sync for HeapStorage<T> {}

@@ -7,6 +7,9 @@
 //! - Waiting: [`YieldWait`], [`SleepWait`] and [`BlockingWait`] (parks threads; on Linux a futex,
 //!   [`FutexWait`], elsewhere [`CondvarWait`]). All implement core's `WaitStrategy` and
 //!   `WaitTimeout`.
+//! - Owned buffers: [`owned`] builds a ring over memory it allocates (or maps) itself, behind
+//!   an `Arc`, and hands out `'static`, `Send` handles ([`OwnedWriter`], [`OwnedReader`]) for
+//!   `std::thread::spawn`; the buffer closes when every writer, or every reader handle, is gone.
 //!
 //! ```
 //! use std::time::Duration;
@@ -29,12 +32,14 @@ pub use spanring_core as core_api;
 mod heap;
 #[cfg(unix)]
 mod mmap;
+pub mod owned;
 mod sync;
 mod wait;
 
 pub use heap::{EmptyStorage, HeapStorage};
 #[cfg(unix)]
 pub use mmap::{DoubleMapped, MapError, MapStep, Zeroable};
+pub use owned::{OwnedReader, OwnedWriter};
 #[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
 pub use wait::FutexWait;
 pub use wait::{BlockingWait, CondvarWait, SleepWait, YieldWait};
@@ -42,10 +47,23 @@ pub use wait::{BlockingWait, CondvarWait, SleepWait, YieldWait};
 // Thread-safety of the public types, checked at compile time.
 static_assertions::assert_impl_all!(HeapStorage<u8>: Send, Sync);
 static_assertions::assert_not_impl_any!(HeapStorage<std::rc::Rc<u8>>: Send, Sync);
+// Readers on several threads hold `&T` to one item at once: `Sync` needs `T: Sync`.
+static_assertions::assert_impl_all!(HeapStorage<std::cell::Cell<u8>>: Send);
+static_assertions::assert_not_impl_any!(HeapStorage<std::cell::Cell<u8>>: Sync);
 #[cfg(unix)]
 static_assertions::assert_impl_all!(DoubleMapped<u8>: Send, Sync);
 #[cfg(unix)]
 static_assertions::assert_not_impl_any!(DoubleMapped<*const u8>: Send, Sync);
+#[cfg(unix)]
+static_assertions::assert_not_impl_any!(DoubleMapped<std::cell::Cell<u8>>: Sync);
+// Owned handles move into `std::thread::spawn` threads; not for items that are not `Sync`.
+static_assertions::assert_impl_all!(OwnedWriter<HeapStorage<u8>>: Send);
+static_assertions::assert_impl_all!(OwnedReader<HeapStorage<u8>>: Send);
+static_assertions::assert_impl_all!(OwnedWriter<HeapStorage<u8>, owned::OwnedMultiProducer>: Send, Clone);
+static_assertions::assert_not_impl_any!(OwnedWriter<HeapStorage<u8>>: Clone);
+static_assertions::assert_not_impl_any!(OwnedWriter<HeapStorage<std::cell::Cell<u8>>>: Send);
+#[cfg(unix)]
+static_assertions::assert_impl_all!(OwnedWriter<DoubleMapped<u8>, owned::OwnedMultiProducer>: Send);
 static_assertions::assert_impl_all!(BlockingWait: Send, Sync);
 static_assertions::assert_impl_all!(CondvarWait: Send, Sync);
 mod dispatcher;

@@ -181,6 +181,8 @@ unsafe impl<T> DoubleMappedStorage for DoubleMapped<T> {}
 
 // SAFETY: owning the region is owning `capacity` `T`s; sending them needs `T: Send`.
 unsafe impl<T: Send> Send for DoubleMapped<T> {}
-// SAFETY: `&DoubleMapped` exposes only the pointer; the ring that writes through it arbitrates
-// access and moves items across threads, which needs `T: Send` (as for core's InlineStorage).
-unsafe impl<T: Send> Sync for DoubleMapped<T> {}
+// SAFETY: `&DoubleMapped` exposes only the pointer; a ring over it moves items between threads
+// (needs `T: Send`) and lets broadcast readers on several threads hold `&T` to the same item at
+// once (needs `T: Sync`); `&mut T` access is arbitrated by the ring's cursors. Same bounds as
+// core's `SliceStorage` / `InlineStorage`.
+unsafe impl<T: Send + Sync> Sync for DoubleMapped<T> {}
