@@ -66,20 +66,16 @@ where
     /// The items as two slices, in order; the second is empty unless the span crosses the end
     /// of plain (not double-mapped) memory.
     pub fn as_slices(&self) -> (&[S::Item], &[S::Item]) {
-        let ring = &*self.reader.ring;
-        let (head, first, second) = ring.parts(self.reader.pos.cursor, self.len);
-        let base = ring.storage.as_mut_ptr();
         // SAFETY: slots [cursor, cursor+len) are published (len ≤ what `poll` found below the
-        // published cursor, which we acquired) and not consumed by this reader, so no writer
-        // may claim them until our cursor moves past them (writers gate on our cursor, which
-        // only moves in `consume`/drop, after these borrows end). Writers never touch published
-        // slots, so shared access by several readers is fine. Both ranges derive from one base
-        // pointer and lie in the storage (see `Ring::parts`); the items are initialised.
+        // published cursor, which we acquired) and not consumed by this reader, so no writer may
+        // claim them until our cursor moves past them — which happens only in `consume`/drop,
+        // after this borrow of `self` ends. Writers never touch published slots, so several
+        // readers sharing them is fine.
         unsafe {
-            (
-                core::slice::from_raw_parts(head.cast_const(), first),
-                core::slice::from_raw_parts(base.cast_const(), second),
-            )
+            self.reader
+                .ring
+                .parts(self.reader.pos.cursor, self.len)
+                .slices()
         }
     }
 

@@ -275,11 +275,12 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
         self.readers.active()
     }
 
-    /// Raw (first, second) parts of the span `[start, start + len)`, both derived from one base
-    /// pointer (two separately derived `&mut` halves are UB under Stacked Borrows,
+    /// The span `[start, start + len)` as (first, second) raw parts, both derived from one
+    /// base pointer (two separately derived `&mut` halves are UB under Stacked Borrows,
     /// ringbuf#15). Over double-mapped storage the second part is always empty.
     #[inline]
-    pub(crate) fn parts(&self, start: usize, len: usize) -> (*mut S::Item, usize, usize) {
+    pub(crate) fn parts(&self, start: usize, len: usize) -> SpanParts<S::Item> {
+        debug_assert!(len <= self.layout.capacity());
         let base = self.storage.as_mut_ptr();
         let i = self.layout.index(start);
         let first = if S::DOUBLE_MAPPED {
@@ -287,10 +288,16 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
         } else {
             len.min(self.layout.capacity() - i)
         };
-        // SAFETY: `i < capacity`, so `base + i` is inside (or one past the end of) the storage
-        // allocation the `Storage` contract promises.
+        // SAFETY: `i < capacity`, so `base + i` is inside the storage allocation the `Storage`
+        // contract promises (for double-mapped storage `i + len ≤ 2 × capacity` stays inside
+        // the second mapping).
         let head = unsafe { base.add(i) };
-        (head, first, len - first)
+        SpanParts {
+            head,
+            first,
+            base,
+            second: len - first,
+        }
     }
 
     /// Frees slots behind the readers (multi-producer rings also forget holes every reader is
@@ -384,5 +391,53 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
             }
         }
         self.data.notify_all();
+    }
+}
+
+/// A span as raw parts: `first` items at `head`, then `second` items at `base` (the start of
+/// the storage), both derived from one storage pointer.
+pub(crate) struct SpanParts<T> {
+    head: *mut T,
+    first: usize,
+    base: *mut T,
+    second: usize,
+}
+
+impl<T> SpanParts<T> {
+    /// The span as two shared slices, in stream order.
+    ///
+    /// # Safety
+    ///
+    /// The parts come from [`Ring::parts`] (so both ranges lie in the storage, hold initialised
+    /// items, and are disjoint slots), and the caller has the right to read those slots for
+    /// `'a`: they are published and not yet consumed by the calling reader (no writer may
+    /// claim them), or reserved by the calling writer's span (nobody else may touch them).
+    #[inline]
+    pub(crate) unsafe fn slices<'a>(self) -> (&'a [T], &'a [T]) {
+        // SAFETY: the caller's contract above.
+        unsafe {
+            (
+                core::slice::from_raw_parts(self.head.cast_const(), self.first),
+                core::slice::from_raw_parts(self.base.cast_const(), self.second),
+            )
+        }
+    }
+
+    /// The span as two mutable slices, in stream order.
+    ///
+    /// # Safety
+    ///
+    /// As [`slices`](Self::slices), and the caller holds the slots exclusively for `'a` (a
+    /// writer's span over slots it claimed, with no other reference to them alive). The two
+    /// ranges are disjoint slots, so the two `&mut` never alias.
+    #[inline]
+    pub(crate) unsafe fn slices_mut<'a>(self) -> (&'a mut [T], &'a mut [T]) {
+        // SAFETY: the caller's contract above.
+        unsafe {
+            (
+                core::slice::from_raw_parts_mut(self.head, self.first),
+                core::slice::from_raw_parts_mut(self.base, self.second),
+            )
+        }
     }
 }

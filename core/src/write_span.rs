@@ -82,34 +82,17 @@ where
     /// The reserved slots as two slices, in order; the second is empty unless the span
     /// crosses the end of plain (not double-mapped) memory.
     pub fn as_mut_slices(&mut self) -> (&mut [S::Item], &mut [S::Item]) {
-        let (head, first, second) = self.writer.ring.parts(self.start, self.len);
-        let base = self.writer.ring.storage.as_mut_ptr();
         // SAFETY: the claim protocol gave this span exclusive use of slots [start, start+len):
-        // no reader can see them (not yet published) and no other writer can claim them
-        // (the claim cursor / the unique SP writer). `parts` derived `head` and `base` from one
-        // storage pointer: `head..head+first` lies within the storage (or within its second
-        // mapping when double-mapped) and `base..base+second` wraps to the start; the two
-        // ranges are disjoint slots because len ≤ capacity. Both are initialised `Item`s per
-        // the `Storage` contract. The borrow of `self` prevents any other access meanwhile.
-        unsafe {
-            (
-                core::slice::from_raw_parts_mut(head, first),
-                core::slice::from_raw_parts_mut(base, second),
-            )
-        }
+        // no reader can see them (not yet published) and no other writer can claim them (the
+        // claim cursor, or the unique single-producer writer). The `&mut self` borrow keeps any
+        // other reference to them from existing meanwhile.
+        unsafe { self.writer.ring.parts(self.start, self.len).slices_mut() }
     }
 
     /// The reserved slots as two shared slices.
     pub fn as_slices(&self) -> (&[S::Item], &[S::Item]) {
-        let (head, first, second) = self.writer.ring.parts(self.start, self.len);
-        let base = self.writer.ring.storage.as_mut_ptr();
         // SAFETY: as in `as_mut_slices`; shared access through `&self`.
-        unsafe {
-            (
-                core::slice::from_raw_parts(head.cast_const(), first),
-                core::slice::from_raw_parts(base.cast_const(), second),
-            )
-        }
+        unsafe { self.writer.ring.parts(self.start, self.len).slices() }
     }
 
     /// The `i`th reserved slot.
