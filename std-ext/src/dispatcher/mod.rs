@@ -80,7 +80,7 @@ use event::EventRing;
 /// ```
 /// use spanring_std::Dispatcher;
 /// let big = [1u64; 6]; // 48 bytes: needs WORDS >= 6
-/// let (dispatcher, mut poster) = Dispatcher::<u64, 6>::spawn(4, 0)?;
+/// let (dispatcher, mut poster) = Dispatcher::<u64, 6>::spawn_sized(4, 0)?;
 /// poster.post(move |sum: &mut u64| *sum += big.iter().sum::<u64>()).unwrap();
 /// drop(poster);
 /// assert_eq!(dispatcher.join().unwrap(), 6);
@@ -93,7 +93,7 @@ use event::EventRing;
 /// ```compile_fail,E0080
 /// use spanring_std::Dispatcher;
 /// let big = [1u64; 6];
-/// let (dispatcher, mut poster) = Dispatcher::<u64>::spawn(4, 0).unwrap();
+/// let (dispatcher, mut poster) = Dispatcher::spawn(4, 0u64).unwrap();
 /// poster.post(move |sum: &mut u64| *sum += big.iter().sum::<u64>()).unwrap();
 /// ```
 ///
@@ -110,9 +110,10 @@ pub struct Dispatcher<Ctx: 'static = (), const WORDS: usize = 4> {
     worker: JoinHandle<Ctx>,
 }
 
-impl<Ctx: Send + 'static, const WORDS: usize> Dispatcher<Ctx, WORDS> {
-    /// Starts a worker thread owning `ctx`, with a ring of `capacity` events; returns the
-    /// dispatcher and the first [`Poster`] (clone it for more).
+impl<Ctx: Send + 'static> Dispatcher<Ctx> {
+    /// Starts a worker thread owning `ctx`, with a ring of `capacity` events whose closures may
+    /// capture up to 4 words; returns the dispatcher and the first [`Poster`] (clone it for
+    /// more). For another closure size use [`spawn_sized`](Self::spawn_sized).
     ///
     /// The ring is allocated here, once; posting never allocates.
     ///
@@ -120,7 +121,22 @@ impl<Ctx: Send + 'static, const WORDS: usize> Dispatcher<Ctx, WORDS> {
     ///
     /// [`SpawnError::Capacity`] if `capacity` is 0 (or too large),
     /// [`SpawnError::Thread`] if the thread cannot be started.
-    pub fn spawn(capacity: usize, ctx: Ctx) -> Result<(Self, Poster<Ctx, WORDS>), SpawnError> {
+    pub fn spawn(capacity: usize, ctx: Ctx) -> Result<(Self, Poster<Ctx>), SpawnError> {
+        Self::spawn_sized(capacity, ctx)
+    }
+}
+
+impl<Ctx: Send + 'static, const WORDS: usize> Dispatcher<Ctx, WORDS> {
+    /// As [`spawn`](Dispatcher::spawn), with closures of up to `WORDS` words (name the type:
+    /// `Dispatcher::<Ctx, 8>::spawn_sized(capacity, ctx)`).
+    ///
+    /// # Errors
+    ///
+    /// As [`spawn`](Dispatcher::spawn).
+    pub fn spawn_sized(
+        capacity: usize,
+        ctx: Ctx,
+    ) -> Result<(Self, Poster<Ctx, WORDS>), SpawnError> {
         let ring = event::new_ring::<Ctx, WORDS>(capacity).map_err(SpawnError::Capacity)?;
         // The reader attaches before any poster exists, so it sees every post.
         let reader =
