@@ -1,0 +1,103 @@
+//! Small threaded runs of both claim kinds, sized so that Miri (which checks every access for
+//! data races and undefined behaviour) finishes them in seconds. The big matrix lives in the
+//! facade's `tests/stress.rs`.
+
+use core::ops::Deref;
+
+use spanring_core::sync::AtomicUsize;
+use spanring_core::WaitStrategy;
+use spanring_core::{
+    words_for, MultiProducer, Producer, ReadError, Reader, Ring, SingleProducer, SliceStorage,
+    Storage, Writer,
+};
+
+const ITEMS: u32 = if cfg!(miri) { 60 } else { 20_000 };
+
+/// Spin-then-yield, local to the test (core has no thread to yield to; std-ext has
+/// `YieldWait`): the machines running this have few cores, and the test has more threads.
+#[derive(Default)]
+struct Yield;
+
+impl WaitStrategy for Yield {
+    fn wait_until(&self, ready: &mut dyn FnMut() -> bool) {
+        while !ready() {
+            std::thread::yield_now();
+        }
+    }
+    fn notify_all(&self) {}
+}
+
+/// Reads until the ring closes; every producer's items arrive once each, in order.
+fn read_all<R, S, P>(reader: &mut Reader<R>, producers: usize)
+where
+    R: Deref<Target = Ring<S, P, Yield, 4>>,
+    S: Storage<Item = u32>,
+    P: Producer,
+{
+    let mut next = vec![0u32; producers];
+    loop {
+        match reader.read(7) {
+            Ok(span) => {
+                for &item in span.iter() {
+                    let (p, n) = ((item >> 24) as usize, item & 0xFF_FFFF);
+                    assert_eq!(n, next[p], "producer {p}: lost, repeated or reordered item");
+                    next[p] += 1;
+                }
+            }
+            Err(ReadError::Closed) => break,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(next.iter().all(|&n| n == ITEMS), "{next:?}");
+}
+
+fn write_all<R, S, P>(writer: &mut Writer<R>, id: u32, chunk: usize)
+where
+    R: Deref<Target = Ring<S, P, Yield, 4>>,
+    S: Storage<Item = u32>,
+    P: Producer,
+{
+    let mut n = 0;
+    while n < ITEMS {
+        let k = chunk.min((ITEMS - n) as usize);
+        let mut span = writer.reserve(k).unwrap();
+        for slot in span.iter_mut() {
+            *slot = id << 24 | n;
+            n += 1;
+        }
+    }
+}
+
+#[test]
+fn single_producer_two_readers() {
+    let mut memory = vec![0u32; 16];
+    let ring: Ring<_, SingleProducer, Yield, 4> =
+        Ring::starting_at(SliceStorage::new(&mut memory), usize::MAX - 20).unwrap();
+    let readers: Vec<_> = (0..2).map(|_| ring.reader().unwrap()).collect();
+    let mut writer = ring.writer().unwrap();
+    std::thread::scope(|s| {
+        for mut r in readers {
+            s.spawn(move || read_all(&mut r, 1));
+        }
+        s.spawn(move || write_all(&mut writer, 0, 5));
+    });
+}
+
+#[test]
+fn multi_producer_two_writers_two_readers() {
+    let mut memory = vec![0u32; 12];
+    let bits: Vec<AtomicUsize> = (0..words_for(12)).map(|_| AtomicUsize::new(0)).collect();
+    let ring: Ring<_, MultiProducer<_>, Yield, 4> =
+        Ring::new_multi_starting_at(SliceStorage::new(&mut memory), &bits[..], usize::MAX - 20)
+            .unwrap();
+    let readers: Vec<_> = (0..2).map(|_| ring.reader().unwrap()).collect();
+    let writers: Vec<_> = (0..2).map(|_| ring.writer().unwrap()).collect();
+    std::thread::scope(|s| {
+        for mut r in readers {
+            s.spawn(move || read_all(&mut r, 2));
+        }
+        for (id, mut w) in writers.into_iter().enumerate() {
+            s.spawn(move || write_all(&mut w, id as u32, 3));
+        }
+    });
+}
