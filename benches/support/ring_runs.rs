@@ -1,0 +1,220 @@
+//! One bm_Buffer repetition on a spanring ring: P producer threads reserve/publish `chunk`
+//! slots at a time, C reader threads each read every item, `chunk` at most at a time.
+//!
+//! Two modes:
+//! - `Touch::None` (bm_Buffer's loop): reserve + publish, read + consume, the data is never
+//!   touched, so chunk-1024 rows measure the cursor protocol once per 1024 samples;
+//! - `Touch::Verify`: each producer writes `producer << 48 | counter` into every slot, each
+//!   reader checks that every producer's counters arrive complete and in order.
+//!
+//! A parked watchdog thread closes the ring if a repetition exceeds its deadline (busy-spinning
+//! on an oversubscribed machine can take that long); the repetition is then marked timed out
+//! and its rate counts only what arrived.
+
+use std::sync::atomic::{AtomicBool, Ordering as StdOrdering};
+use std::sync::Barrier;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use spanring::{Producer, ReadError, Reader, Ring, Storage, WaitStrategy, Writer};
+
+use super::stats::Rep;
+
+/// Whether the loop writes and checks the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Touch {
+    /// bm_Buffer: reserve/publish and read/consume only.
+    None,
+    /// Write a counter per slot, check it on every reader.
+    Verify,
+}
+
+/// The shape of one row.
+#[derive(Clone, Copy, Debug)]
+pub struct Scenario {
+    /// Producer threads.
+    pub producers: usize,
+    /// Reader threads (each reads every item).
+    pub consumers: usize,
+    /// Slots per reservation / most slots per read.
+    pub chunk: usize,
+    /// Minimum samples per repetition (rounded up so every producer writes whole chunks).
+    pub samples: usize,
+    /// Data access mode.
+    pub touch: Touch,
+    /// A repetition longer than this is cut short.
+    pub deadline: Duration,
+}
+
+impl Scenario {
+    /// Items each producer writes: `samples / P`, rounded up to whole chunks.
+    pub fn per_producer(&self) -> usize {
+        self.samples
+            .div_ceil(self.producers * self.chunk)
+            .saturating_mul(self.chunk)
+    }
+
+    /// Items every reader receives in a full repetition.
+    pub fn total(&self) -> usize {
+        self.per_producer() * self.producers
+    }
+}
+
+/// The bm_Buffer ring size: `max(4096, chunk) × consumers × 10` slots.
+pub fn gr4_capacity(chunk: usize, consumers: usize) -> usize {
+    chunk.max(4096) * consumers * 10
+}
+
+const TAG_SHIFT: u32 = 48;
+const SEQ_MASK: u64 = (1 << TAG_SHIFT) - 1;
+
+/// Runs one repetition on the ring `make()` builds (built before the clock starts).
+pub fn run_rep<S, P, W>(make: &dyn Fn() -> Ring<S, P, W, 4>, sc: &Scenario) -> Rep
+where
+    S: Storage<Item = u64>,
+    P: Producer,
+    W: WaitStrategy,
+    Ring<S, P, W, 4>: Sync,
+{
+    let ring = make();
+    // The clock is read by the workers themselves (first start to last finish): a main thread
+    // that the scheduler delays after the start barrier must not shorten the measured time.
+    let start = Barrier::new(sc.producers + sc.consumers);
+    let done = AtomicBool::new(false);
+    let timed_out = AtomicBool::new(false);
+    // Attach everyone before any thread runs: readers must see item 0, and every writer must
+    // exist before one drops (the last drop closes the ring).
+    let writers: Vec<_> = (0..sc.producers)
+        .map(|_| Writer::attach(&ring).expect("writer"))
+        .collect();
+    let readers: Vec<_> = (0..sc.consumers)
+        .map(|_| Reader::attach(&ring).expect("reader"))
+        .collect();
+    let (start, done, timed_out, ring_ref) = (&start, &done, &timed_out, &ring);
+    let (elapsed, received) = thread::scope(|s| {
+        let writer_threads: Vec<_> = writers
+            .into_iter()
+            .enumerate()
+            .map(|(p, w)| {
+                s.spawn(move || {
+                    start.wait();
+                    let t0 = Instant::now();
+                    produce(w, p as u64, sc);
+                    (t0, Instant::now())
+                })
+            })
+            .collect();
+        let reader_threads: Vec<_> = readers
+            .into_iter()
+            .map(|r| {
+                s.spawn(move || {
+                    start.wait();
+                    let t0 = Instant::now();
+                    let got = consume(r, sc);
+                    (t0, Instant::now(), got)
+                })
+            })
+            .collect();
+        let watchdog = s.spawn(move || {
+            let deadline = Instant::now() + sc.deadline;
+            while !done.load(StdOrdering::Acquire) {
+                let now = Instant::now();
+                if now >= deadline {
+                    timed_out.store(true, StdOrdering::Relaxed);
+                    ring_ref.close();
+                    return;
+                }
+                thread::park_timeout(deadline - now);
+            }
+        });
+        let mut spans: Vec<(Instant, Instant)> = writer_threads
+            .into_iter()
+            .map(|t| t.join().expect("writer thread"))
+            .collect();
+        let mut received = Vec::new();
+        for t in reader_threads {
+            let (t0, t1, got) = t.join().expect("reader thread");
+            spans.push((t0, t1));
+            received.push(got);
+        }
+        done.store(true, StdOrdering::Release);
+        watchdog.thread().unpark();
+        let first = spans.iter().map(|s| s.0).min().expect("threads");
+        let last = spans.iter().map(|s| s.1).max().expect("threads");
+        (last - first, received)
+    });
+    let timed_out = timed_out.load(StdOrdering::Relaxed);
+    let least = received.iter().copied().min().unwrap_or(0);
+    if !timed_out {
+        assert!(
+            received.iter().all(|&n| n == sc.total()),
+            "readers got {received:?}, expected {} each",
+            sc.total()
+        );
+    }
+    Rep {
+        samples: least as u64,
+        elapsed,
+        timed_out,
+    }
+}
+
+fn produce<S, P, W>(mut w: Writer<&Ring<S, P, W, 4>>, producer: u64, sc: &Scenario)
+where
+    S: Storage<Item = u64>,
+    P: Producer,
+    W: WaitStrategy,
+{
+    let tag = producer << TAG_SHIFT;
+    let mut seq = 0u64;
+    let mut left = sc.per_producer();
+    while left > 0 {
+        let Ok(mut span) = w.reserve(sc.chunk) else {
+            return; // closed by the watchdog
+        };
+        if sc.touch == Touch::Verify {
+            let (a, b) = span.as_mut_slices();
+            for slot in a.iter_mut().chain(b.iter_mut()) {
+                *slot = tag | seq;
+                seq += 1;
+            }
+        }
+        drop(span); // publishes all `chunk` slots
+        left -= sc.chunk;
+    }
+}
+
+/// Reads until the full total arrived (or the ring closed early); returns the count.
+fn consume<S, P, W>(mut r: Reader<&Ring<S, P, W, 4>>, sc: &Scenario) -> usize
+where
+    S: Storage<Item = u64>,
+    P: Producer,
+    W: WaitStrategy,
+{
+    let total = sc.total();
+    let mut got = 0;
+    let mut next = [0u64; 4]; // next counter expected from each producer
+    let mut bad = 0usize;
+    while got < total {
+        match r.read(sc.chunk) {
+            Ok(span) => {
+                if sc.touch == Touch::Verify {
+                    let (a, b) = span.as_slices();
+                    for &x in a.iter().chain(b) {
+                        let p = (x >> TAG_SHIFT) as usize;
+                        if p < sc.producers && x & SEQ_MASK == next[p] {
+                            next[p] += 1;
+                        } else {
+                            bad += 1;
+                        }
+                    }
+                }
+                got += span.len();
+            }
+            Err(ReadError::Closed) => break,
+            Err(e) => panic!("read failed: {e}"),
+        }
+    }
+    assert_eq!(bad, 0, "verify: {bad} items out of order or corrupted");
+    got
+}
