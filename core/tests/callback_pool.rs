@@ -42,10 +42,11 @@ fn pool_of_slots_rearmed_and_run_on_another_thread() {
         let mut event = free.pop().unwrap_or_else(|| returned.recv().unwrap());
         assert!(event.is_empty());
         let id = sent;
-        let payload = [id, id * 2, id * 3];
+        // Three words of captures: fits the default 4-word slot on 32- and 64-bit targets.
+        let payload = [id as usize, id as usize * 2, id as usize * 3];
         event.set(move |p: &mut Processor| {
             p.handled += 1;
-            payload[0] + payload[1] + payload[2]
+            (payload[0] + payload[1] + payload[2]) as u64
         });
         to_worker.send(event).unwrap();
         sent += 1;
