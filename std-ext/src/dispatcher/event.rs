@@ -26,7 +26,8 @@ impl<Ctx: 'static, const WORDS: usize> Default for Event<Ctx, WORDS> {
 }
 
 /// The dispatcher's ring: heap slots of events, many posters, parking waits on both sides
-/// (posters park while the ring is full, the worker while it is empty), one reader.
+/// (posters park while the ring is full, the worker while it is empty — after the dispatcher's
+/// own spin-and-yield phase, see [`Backoff`](super::backoff::Backoff)), one reader.
 pub(crate) type EventRing<Ctx, const WORDS: usize> =
     Ring<HeapStorage<Event<Ctx, WORDS>>, MultiProducer<Box<[AtomicUsize]>>, BlockingWait, 1>;
 

@@ -2,6 +2,7 @@
 //! place in a reusable ring slot — no allocation per event (BlazingMQ's dispatcher events own a
 //! "managed callback" buffer for the same reason).
 
+mod backoff;
 mod error;
 mod event;
 mod poster;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use spanring_core::{ReserveError, Writer};
 
+use super::backoff::Backoff;
 use super::error::{PostError, TryPostError};
 use super::event::EventRing;
 
@@ -25,8 +26,8 @@ pub struct Poster<Ctx: 'static, const WORDS: usize = 4> {
 }
 
 impl<Ctx: Send + 'static, const WORDS: usize> Poster<Ctx, WORDS> {
-    /// Posts `callback`, waiting (parked, see [`BlockingWait`](crate::BlockingWait)) while the
-    /// ring is full.
+    /// Posts `callback`, waiting while the ring is full (briefly spinning and yielding, then
+    /// parked, see [`BlockingWait`](crate::BlockingWait)).
     ///
     /// Do not call it from a callback running on the same dispatcher's worker: if the ring is
     /// full the worker would wait for itself. Use [`try_post`](Self::try_post) there.
@@ -49,10 +50,27 @@ impl<Ctx: Send + 'static, const WORDS: usize> Poster<Ctx, WORDS> {
     where
         F: Fn(&mut Ctx) + Send + Sync + 'static,
     {
-        match self.writer.reserve(1) {
+        // While full, wait a little without parking first (see `Backoff`), then park in
+        // `reserve`.
+        let mut backoff = Backoff::new();
+        loop {
+            match self.writer.try_reserve(1) {
+                Ok(mut span) => {
+                    span[0].callback.set_fn(callback);
+                    return Ok(()); // dropping the span publishes the slot
+                }
+                Err(ReserveError::Full { .. }) => {}
+                Err(_) => return Err(PostError(callback)),
+            }
+            if !backoff.snooze() {
+                break;
+            }
+        }
+        let reserved = self.writer.reserve(1);
+        match reserved {
             Ok(mut span) => {
                 span[0].callback.set_fn(callback);
-                Ok(()) // dropping the span publishes the slot
+                Ok(())
             }
             // `reserve(1)` waits instead of reporting `Full`, and 1 never exceeds the
             // capacity, so the only error left is `Closed`.
