@@ -164,3 +164,6 @@ pub use callback::{
     ByMut, ByRef, ByValue, CallError, CallbackArgs, CallbackKind, CallbackSlot, Local,
     SendCallbackSlot, Sendable, ThreadPolicy,
 };
+
+mod asynch;
+pub use asynch::{AsyncRing, AsyncWait, ReadFuture, ReserveFuture, WakerCellId, WakerRegistry};

@@ -197,7 +197,7 @@ where
 
 /// `Ok(n)` with `want ≤ n ≤ max` items to show, or fewer when no more can come;
 /// `Err(Empty)` while fewer than `want` are published and more may come.
-fn poll_at_least<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+pub(crate) fn poll_at_least<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     pos: &mut ReadPos,
     want: usize,

@@ -155,7 +155,7 @@ where
     }
 
     #[inline]
-    fn try_claim(&mut self, n: usize) -> Result<usize, ReserveError> {
+    pub(crate) fn try_claim(&mut self, n: usize) -> Result<usize, ReserveError> {
         Self::claim_in(&self.ring, &mut self.claim, &mut self.min_cache, n)
     }
 

@@ -22,6 +22,12 @@
 //!
 //! No side ever spins, so a notifier running in an interrupt handler can never deadlock with
 //! the thread it interrupted.
+//!
+//! Every change of `state` is a read-modify-write (unlocking uses `swap`, not `store`), so all
+//! changes form one chain in which each reads the one before. (A plain store would be correct
+//! under the C++ memory model too, but loom models a plain store racing with another thread's
+//! RMW more loosely than the model, and reports an execution in which a notifier's `fetch_or`
+//! survives the owner's later unlocking store.)
 
 use core::task::Waker;
 
@@ -151,7 +157,7 @@ impl WakerCell {
             // Only WAKING can have been added meanwhile: a notifier passed by and left the
             // wake-up to us. Unlock (clearing its bit) and wake ourselves.
             // Release: as for the CAS above.
-            self.state.store(OCCUPIED, Ordering::Release);
+            self.state.swap(OCCUPIED, Ordering::Release);
             waker.wake_by_ref();
         }
         drop(old); // outside the lock: a waker's drop may run arbitrary code
@@ -189,7 +195,7 @@ impl WakerCell {
         if freed {
             // The owner released while we held the slot and left the freeing to us; the
             // slot is empty (we took it). Release: pairs with the next claimer's Acquire.
-            self.state.store(0, Ordering::Release);
+            self.state.swap(0, Ordering::Release);
         }
         if let Some(waker) = waker {
             waker.wake();
@@ -229,11 +235,15 @@ impl WakerCell {
         let old = unsafe { self.slot.with_mut(Option::take) };
         // Release: our slot access happens before the next claimer's (Acquire CAS). Clears any
         // WAKING mark left by a notifier that passed by: the future is gone, nobody to wake.
-        self.state.store(0, Ordering::Release);
+        self.state.swap(0, Ordering::Release);
         drop(old);
         true
     }
 
+    #[cfg(spanring_loom)]
+    pub(crate) fn state_dbg(&self) -> usize {
+        self.state.load(Ordering::Relaxed)
+    }
     /// Whether a future owns the cell (a snapshot).
     pub(crate) fn is_occupied(&self) -> bool {
         // Relaxed: a snapshot for diagnostics.
