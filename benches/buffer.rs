@@ -410,8 +410,13 @@ fn targets(rows: &[Row]) -> Vec<Target> {
         1.0,
     );
     ratio(
-        "chunk 1024 1P→1C vs copy_from_slice (≥ 0.5 = within 2×)".into(),
+        "chunk 1024 1P→1C, data untouched, vs copy_from_slice (≥ 0.5 = within 2×)".into(),
         peer("copy_from_slice", 1, 1, 1024),
+        0.5,
+    );
+    ratio(
+        "chunk 1024 1P→1C, copy in + out, vs copy_from_slice (≥ 0.5 = within 2×)".into(),
+        peer("spanring (copy)", 1, 1, 1024),
         0.5,
     );
     // GNU Radio 4's bm_Buffer on this machine kind (ops/s).
@@ -465,6 +470,21 @@ fn main() {
             "peers (ratio = spanring double-mapped ops/s in the same shape ÷ peer ops/s)",
             &peer,
         );
+        // The ring moving real bytes (copy in, copy out) against the one-thread copy.
+        let sc = cfg.scenario(1, 1, 1024, Touch::Copy);
+        let mut copy =
+            spanring_row::<YieldWait>(&cfg, "peers", Memory::DoubleMapped, false, "yield", &sc);
+        copy.implementation = "spanring (copy)".into();
+        let baseline = peer
+            .iter()
+            .find(|r| r.implementation == "copy_from_slice")
+            .map(|r| r.stats.ops);
+        copy.ratio = baseline.map(|b| copy.stats.ops / b);
+        report::print_table(
+            "spanring moving data (copy_from_slice in, copy_to_slice out; ratio ÷ one-thread copy)",
+            std::slice::from_ref(&copy),
+        );
+        peer.push(copy);
         rows.extend(peer);
     }
     if cfg.wants("wait") {

@@ -27,6 +27,9 @@ pub enum Touch {
     None,
     /// Write a counter per slot, check it on every reader.
     Verify,
+    /// `copy_from_slice` a chunk into each span, `copy_to_slice` it out on every reader: the
+    /// ring doing the job of a plain copy, for the copy-baseline comparison.
+    Copy,
 }
 
 /// The shape of one row.
@@ -166,6 +169,7 @@ where
     W: WaitStrategy,
 {
     let tag = producer << TAG_SHIFT;
+    let src: Vec<u64> = (0..sc.chunk as u64).collect();
     let mut seq = 0u64;
     let mut left = sc.per_producer();
     while left > 0 {
@@ -178,6 +182,8 @@ where
                 *slot = tag | seq;
                 seq += 1;
             }
+        } else if sc.touch == Touch::Copy {
+            span.copy_from_slice(&src);
         }
         drop(span); // publishes all `chunk` slots
         left -= sc.chunk;
@@ -195,6 +201,7 @@ where
     let mut got = 0;
     let mut next = [0u64; 4]; // next counter expected from each producer
     let mut bad = 0usize;
+    let mut dst = vec![0u64; sc.chunk];
     while got < total {
         match r.read(sc.chunk) {
             Ok(span) => {
@@ -208,6 +215,9 @@ where
                             bad += 1;
                         }
                     }
+                }
+                if sc.touch == Touch::Copy {
+                    std::hint::black_box(span.copy_to_slice(&mut dst));
                 }
                 got += span.len();
             }
