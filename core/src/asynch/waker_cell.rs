@@ -240,10 +240,6 @@ impl WakerCell {
         true
     }
 
-    #[cfg(spanring_loom)]
-    pub(crate) fn state_dbg(&self) -> usize {
-        self.state.load(Ordering::Relaxed)
-    }
     /// Whether a future owns the cell (a snapshot).
     pub(crate) fn is_occupied(&self) -> bool {
         // Relaxed: a snapshot for diagnostics.
