@@ -263,8 +263,8 @@ proptest! {
         ops in proptest::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 120 }),
     ) {
         let start = if near_max { usize::MAX - 6 } else { 0 };
-        let bits: &'static [AtomicUsize] =
-            Box::leak((0..words_for(capacity)).map(|_| AtomicUsize::new(0)).collect::<Vec<_>>().into_boxed_slice());
+        let bits: Vec<AtomicUsize> = (0..words_for(capacity)).map(|_| AtomicUsize::new(0)).collect();
+        let bits = &bits[..];
         run(capacity, start, &ops, |m| Ring::new_multi_starting_at(SliceStorage::new(m), bits, start).unwrap());
     }
 }
