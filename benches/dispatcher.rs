@@ -5,6 +5,8 @@
 //! - `spanring Dispatcher`: closures built in place in ring slots (`Poster::post`);
 //! - `spanring Dispatcher (ctx)`: the same, adding into the worker's `&mut u64` context
 //!   instead of the static (the way the dispatcher is meant to be used);
+//! - `spanring Dispatcher single (ctx)` (P = 1 only): `Dispatcher::spawn_single`, one unique
+//!   poster on a single-producer ring (no claim CAS, no out-of-order publication bookkeeping);
 //! - `std mpsc`: `std::sync::mpsc::channel` carrying `Box<dyn FnOnce() + Send>`;
 //! - `crossbeam unbounded` / `crossbeam bounded`: crossbeam-channel carrying the same boxes
 //!   (bounded with the ring's capacity).
@@ -159,6 +161,33 @@ fn spanring_ctx(producers: usize, per: u64) -> Sample {
     )
 }
 
+/// `Dispatcher::spawn_single` (one unique poster; runs only at P = 1), sum in the context.
+fn spanring_single(producers: usize, per: u64) -> Sample {
+    assert_eq!(producers, 1, "a single-producer dispatcher has one poster");
+    let (dispatcher, poster) = Dispatcher::spawn_single(CAPACITY, 0u64).unwrap();
+    let mut dispatcher = Some(dispatcher);
+    measure(
+        vec![poster],
+        |t, mut poster| {
+            let tag: &'static AtomicU64 = &SINK; // captured, unused: same closure size
+            for i in 0..per {
+                let (a, b) = (black_box(i), t as u64);
+                poster
+                    .post(move |sum: &mut u64| {
+                        let _ = tag;
+                        *sum = sum.wrapping_add(a.wrapping_add(b));
+                    })
+                    .unwrap();
+            }
+        },
+        || {
+            let sum = dispatcher.take().unwrap().join().unwrap();
+            // Relaxed: published to the benchmark thread by the join.
+            SINK.fetch_add(sum, Ordering::Relaxed);
+        },
+    )
+}
+
 /// A boxed callback, as channel-based dispatchers carry them.
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -240,6 +269,10 @@ fn main() {
             run: spanring_ctx,
         },
         Variant {
+            name: "spanring Dispatcher single (ctx)",
+            run: spanring_single,
+        },
+        Variant {
             name: "std mpsc + Box",
             run: std_mpsc,
         },
@@ -257,10 +290,6 @@ fn main() {
             || only.as_deref().map_or(true, |o| v.name.contains(o))
     };
     let variants: Vec<Variant> = variants.into_iter().filter(keep).collect();
-    let reference_row = variants
-        .iter()
-        .position(|v| v.name.starts_with("crossbeam unbounded"))
-        .expect("the reference row always runs");
     println!(
         "dispatcher: {total} events per run, P producers -> 1 worker, capacity {CAPACITY}, \
          median of {reps} runs{}",
@@ -272,6 +301,15 @@ fn main() {
         }
         let per = total / producers as u64;
         let events = per * producers as u64;
+        // The single-producer row only exists at P = 1.
+        let variants: Vec<&Variant> = variants
+            .iter()
+            .filter(|v| producers == 1 || !v.name.contains("single"))
+            .collect();
+        let reference_row = variants
+            .iter()
+            .position(|v| v.name.starts_with("crossbeam unbounded"))
+            .expect("the reference row always runs");
         // Warm-up: one short run of each (threads, allocator pages, code).
         for v in &variants {
             (v.run)(producers, per / 10);
@@ -308,12 +346,12 @@ fn main() {
         let reference = results[reference_row].events_per_sec;
         println!();
         println!(
-            "P={producers}  {:<28} {:>12} {:>14} {:>12}",
+            "P={producers}  {:<34} {:>10} {:>12} {:>12}",
             "variant", "Mevents/s", "vs cb-unbnd", "allocs/event"
         );
         for (v, r) in variants.iter().zip(&results) {
             println!(
-                "     {:<28} {:>12.2} {:>13.2}x {:>12.4}",
+                "     {:<34} {:>10.2} {:>11.2}x {:>12.4}",
                 v.name,
                 r.events_per_sec / 1e6,
                 r.events_per_sec / reference,

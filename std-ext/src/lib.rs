@@ -67,4 +67,4 @@ static_assertions::assert_impl_all!(OwnedWriter<DoubleMapped<u8>, owned::OwnedMu
 static_assertions::assert_impl_all!(BlockingWait: Send, Sync);
 static_assertions::assert_impl_all!(CondvarWait: Send, Sync);
 mod dispatcher;
-pub use dispatcher::{Dispatcher, PostError, Poster, SpawnError, TryPostError};
+pub use dispatcher::{Dispatcher, Multi, PostError, Poster, PosterKind, SpawnError, TryPostError};

@@ -216,3 +216,32 @@ fn a_larger_words_parameter_holds_larger_closures() {
     drop(poster);
     assert_eq!(dispatcher.join().unwrap(), 5 * 21);
 }
+
+#[test]
+fn single_producer_dispatcher_runs_everything_in_order() {
+    const EVENTS: u64 = 10_000;
+    let ctx = OrderCheck {
+        next: [0; 4],
+        runs: 0,
+        violations: 0,
+    };
+    let (dispatcher, mut poster) = Dispatcher::spawn_single(8, ctx).unwrap();
+    let producer = thread::spawn(move || {
+        for i in 0..EVENTS {
+            poster
+                .post(move |c: &mut OrderCheck| {
+                    if c.next[0] != i {
+                        c.violations += 1;
+                    }
+                    c.next[0] = i + 1;
+                    c.runs += 1;
+                })
+                .unwrap();
+        }
+    });
+    producer.join().unwrap();
+    let ctx = dispatcher.join().unwrap();
+    assert_eq!(ctx.violations, 0);
+    assert_eq!(ctx.next[0], EVENTS);
+    assert_eq!(ctx.runs, EVENTS);
+}

@@ -4,14 +4,17 @@
 use std::sync::Arc;
 
 use spanring_core::sync::AtomicUsize;
-use spanring_core::{words_for, ByMut, CapacityError, MultiProducer, Ring, SendCallbackSlot};
+use spanring_core::{
+    words_for, ByMut, CapacityError, MultiProducer, Producer, Ring, SendCallbackSlot,
+    SingleProducer,
+};
 
 use crate::{BlockingWait, HeapStorage};
 
 /// One ring slot. Its callback slot is built in place by a poster (through the write span's
 /// `&mut`) and run by the worker (through the read span's `&`, with `call_shared`), then
 /// overwritten by the poster that reuses the slot one lap later. No allocation either way.
-pub(crate) struct Event<Ctx: 'static, const WORDS: usize> {
+pub struct Event<Ctx: 'static, const WORDS: usize> {
     /// The posted callback: always set with `set_fn` (an `Fn + Send + Sync` closure), so the
     /// worker may run it through the shared reference a read span gives.
     pub(crate) callback: SendCallbackSlot<ByMut<Ctx>, (), WORDS>,
@@ -25,19 +28,53 @@ impl<Ctx: 'static, const WORDS: usize> Default for Event<Ctx, WORDS> {
     }
 }
 
-/// The dispatcher's ring: heap slots of events, many posters, parking waits on both sides
-/// (posters park while the ring is full, the worker while it is empty — after the dispatcher's
-/// own spin-and-yield phase, see [`Backoff`](super::backoff::Backoff)), one reader.
-pub(crate) type EventRing<Ctx, const WORDS: usize> =
-    Ring<HeapStorage<Event<Ctx, WORDS>>, MultiProducer<Box<[AtomicUsize]>>, BlockingWait, 1>;
+/// The multi-producer kind of a dispatcher (the default): [`Poster`](super::Poster) is `Clone`.
+pub type Multi = MultiProducer<Box<[AtomicUsize]>>;
 
-/// A ring of `capacity` empty events, shared by the dispatcher's handles.
-pub(crate) fn new_ring<Ctx: 'static, const WORDS: usize>(
-    capacity: usize,
-) -> Result<Arc<EventRing<Ctx, WORDS>>, CapacityError> {
-    let storage = HeapStorage::with_capacity(capacity).map_err(|_| CapacityError::Zero)?;
-    let bits: Box<[AtomicUsize]> = (0..words_for(capacity))
-        .map(|_| AtomicUsize::new(0))
-        .collect();
-    Ok(Arc::new(Ring::new_multi_starting_at(storage, bits, 0)?))
+/// The dispatcher's ring: heap slots of events, posters of kind `P`, parking waits on both
+/// sides (posters park while the ring is full, the worker while it is empty — after the
+/// dispatcher's own spin-and-yield phase, see `backoff.rs`), one reader.
+pub type EventRing<Ctx, const WORDS: usize, P> =
+    Ring<HeapStorage<Event<Ctx, WORDS>>, P, BlockingWait, 1>;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Which posters a [`Dispatcher`](super::Dispatcher) has: [`Multi`] (the default; `Poster` is
+/// `Clone`, any number of posting threads) or [`SingleProducer`] (one unique `Poster`; no
+/// compare-and-swap or out-of-order publication bookkeeping per post, so several times faster).
+/// Sealed: implemented for exactly these two.
+pub trait PosterKind: Producer + sealed::Sealed + Send + Sync + 'static {
+    /// A ring of `capacity` empty events.
+    #[doc(hidden)]
+    fn new_ring<Ctx: 'static, const WORDS: usize>(
+        capacity: usize,
+    ) -> Result<Arc<EventRing<Ctx, WORDS, Self>>, CapacityError>
+    where
+        Self: Sized;
+}
+
+impl sealed::Sealed for Multi {}
+impl sealed::Sealed for SingleProducer {}
+
+impl PosterKind for Multi {
+    fn new_ring<Ctx: 'static, const WORDS: usize>(
+        capacity: usize,
+    ) -> Result<Arc<EventRing<Ctx, WORDS, Self>>, CapacityError> {
+        let storage = HeapStorage::with_capacity(capacity).map_err(|_| CapacityError::Zero)?;
+        let bits: Box<[AtomicUsize]> = (0..words_for(capacity))
+            .map(|_| AtomicUsize::new(0))
+            .collect();
+        Ok(Arc::new(Ring::new_multi_starting_at(storage, bits, 0)?))
+    }
+}
+
+impl PosterKind for SingleProducer {
+    fn new_ring<Ctx: 'static, const WORDS: usize>(
+        capacity: usize,
+    ) -> Result<Arc<EventRing<Ctx, WORDS, Self>>, CapacityError> {
+        let storage = HeapStorage::with_capacity(capacity).map_err(|_| CapacityError::Zero)?;
+        Ok(Arc::new(Ring::starting_at(storage, 0)?))
+    }
 }

@@ -7,10 +7,11 @@ use spanring_core::{ReserveError, Writer};
 
 use super::backoff::Backoff;
 use super::error::{PostError, TryPostError};
-use super::event::EventRing;
+use super::event::{EventRing, Multi, PosterKind};
 
-/// Posts callbacks to a [`Dispatcher`](super::Dispatcher)'s worker. `Clone` (one per posting
-/// thread) and `Send`; posting takes `&mut self`.
+/// Posts callbacks to a [`Dispatcher`](super::Dispatcher)'s worker. `Send`; posting takes
+/// `&mut self`. With the default kind ([`Multi`]) it is `Clone` (one per posting thread); a
+/// [`SingleProducer`](spanring_core::SingleProducer) dispatcher has exactly one, not `Clone`.
 ///
 /// A post reserves one ring slot, builds the closure *in place* in that slot's
 /// [`SendCallbackSlot`](spanring_core::SendCallbackSlot) (dropping the closure a previous post
@@ -21,11 +22,11 @@ use super::event::EventRing;
 /// (see [`Dispatcher`](super::Dispatcher#closure-size-words) — a larger one is a compile error).
 ///
 /// Dropping the last `Poster` closes the dispatcher: the worker runs what was posted and exits.
-pub struct Poster<Ctx: 'static, const WORDS: usize = 4> {
-    pub(crate) writer: Writer<Arc<EventRing<Ctx, WORDS>>>,
+pub struct Poster<Ctx: 'static, const WORDS: usize = 4, P: PosterKind = Multi> {
+    pub(crate) writer: Writer<Arc<EventRing<Ctx, WORDS, P>>>,
 }
 
-impl<Ctx: Send + 'static, const WORDS: usize> Poster<Ctx, WORDS> {
+impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Poster<Ctx, WORDS, P> {
     /// Posts `callback`, waiting while the ring is full (briefly spinning and yielding, then
     /// parked, see [`BlockingWait`](crate::BlockingWait)).
     ///
@@ -105,7 +106,7 @@ impl<Ctx: Send + 'static, const WORDS: usize> Poster<Ctx, WORDS> {
     }
 }
 
-impl<Ctx: 'static, const WORDS: usize> Clone for Poster<Ctx, WORDS> {
+impl<Ctx: 'static, const WORDS: usize> Clone for Poster<Ctx, WORDS, Multi> {
     fn clone(&self) -> Self {
         Self {
             writer: self.writer.clone(),
@@ -113,7 +114,7 @@ impl<Ctx: 'static, const WORDS: usize> Clone for Poster<Ctx, WORDS> {
     }
 }
 
-impl<Ctx: 'static, const WORDS: usize> fmt::Debug for Poster<Ctx, WORDS> {
+impl<Ctx: 'static, const WORDS: usize, P: PosterKind> fmt::Debug for Poster<Ctx, WORDS, P> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Poster")
             .field("capacity", &self.writer.ring().capacity())

@@ -6,22 +6,22 @@ use std::sync::Arc;
 use spanring_core::{ReadError, Reader};
 
 use super::backoff::Backoff;
-use super::event::EventRing;
+use super::event::{EventRing, PosterKind};
 
 /// Closes the ring when the worker leaves, normally or by a panic in a callback, so that
 /// posters get `Closed` instead of posting into a ring nobody reads.
-struct CloseOnExit<Ctx: 'static, const WORDS: usize>(Arc<EventRing<Ctx, WORDS>>);
+struct CloseOnExit<Ctx: 'static, const WORDS: usize, P: PosterKind>(Arc<EventRing<Ctx, WORDS, P>>);
 
-impl<Ctx: 'static, const WORDS: usize> Drop for CloseOnExit<Ctx, WORDS> {
+impl<Ctx: 'static, const WORDS: usize, P: PosterKind> Drop for CloseOnExit<Ctx, WORDS, P> {
     fn drop(&mut self) {
         self.0.close();
     }
 }
 
 /// Runs every posted callback until the ring is closed and drained; returns the context.
-pub(crate) fn run<Ctx: 'static, const WORDS: usize>(
-    ring: Arc<EventRing<Ctx, WORDS>>,
-    mut reader: Reader<Arc<EventRing<Ctx, WORDS>>>,
+pub(crate) fn run<Ctx: 'static, const WORDS: usize, P: PosterKind>(
+    ring: Arc<EventRing<Ctx, WORDS, P>>,
+    mut reader: Reader<Arc<EventRing<Ctx, WORDS, P>>>,
     mut ctx: Ctx,
 ) -> Ctx {
     let _close = CloseOnExit(ring);
@@ -54,10 +54,10 @@ pub(crate) fn run<Ctx: 'static, const WORDS: usize>(
 /// a worker faster than its posters that is one syscall per event (measured: 1–2 M events/s
 /// instead of ~15 M). Spinning and yielding first keeps the worker awake across the short gaps
 /// between posts, so posters' notifications stay a fence and a load.
-fn poll_with_backoff<Ctx: 'static, const WORDS: usize>(
-    reader: &mut Reader<Arc<EventRing<Ctx, WORDS>>>,
+fn poll_with_backoff<Ctx: 'static, const WORDS: usize, P: PosterKind>(
+    reader: &mut Reader<Arc<EventRing<Ctx, WORDS, P>>>,
     batch: usize,
-) -> Result<spanring_core::ReadSpan<'_, Arc<EventRing<Ctx, WORDS>>>, ReadError> {
+) -> Result<spanring_core::ReadSpan<'_, Arc<EventRing<Ctx, WORDS, P>>>, ReadError> {
     let mut backoff = Backoff::new();
     while reader.available() == 0 && !reader.ring().is_closed() && backoff.snooze() {}
     reader.read(batch)
