@@ -116,7 +116,9 @@ fn mpsc_batches_run(rt: &Runtime, events: u64, chunk: usize, recycle: bool) -> D
             while next < events {
                 let n = chunk.min((events - next) as usize);
                 let mut batch = match recycle {
-                    true => back_rx.try_recv().unwrap_or_else(|_| Vec::with_capacity(chunk)),
+                    true => back_rx
+                        .try_recv()
+                        .unwrap_or_else(|_| Vec::with_capacity(chunk)),
                     false => Vec::with_capacity(chunk),
                 };
                 batch.extend(next..next + n as u64);
@@ -172,9 +174,15 @@ fn main() {
         reuse_t.push(mpsc_batches_run(&rt, events, 1024, true));
     }
     let rows = [
-        ("spanring reserve_async(1024)/read_async(1024)", median(ring_t)),
+        (
+            "spanring reserve_async(1024)/read_async(1024)",
+            median(ring_t),
+        ),
         ("tokio mpsc::channel::<Vec<u64>> (new Vec)", median(alloc_t)),
-        ("tokio mpsc::channel::<Vec<u64>> (recycled)", median(reuse_t)),
+        (
+            "tokio mpsc::channel::<Vec<u64>> (recycled)",
+            median(reuse_t),
+        ),
     ];
     print_rows("1024", events, &rows);
 }

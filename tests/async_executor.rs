@@ -9,8 +9,7 @@ use std::time::Duration;
 use async_support::{block_on, consume, produce, LocalExecutor};
 use spanring::sync::AtomicUsize;
 use spanring::{
-    AsyncWait, InlineStorage, MultiProducer, ReadError, ReserveError, Ring, SingleProducer,
-    Writer,
+    AsyncWait, InlineStorage, MultiProducer, ReadError, ReserveError, Ring, SingleProducer, Writer,
 };
 
 type SpRing<const C: usize> = Ring<InlineStorage<u64, 4>, SingleProducer, AsyncWait<C>, 4>;
@@ -45,7 +44,10 @@ fn single_thread_one_producer_two_readers() {
     });
     let stats = exec.run(Duration::ZERO);
     assert_eq!(seen, [ITEMS, ITEMS]);
-    assert!(stats.pending > 100, "the tasks should have waited: {stats:?}");
+    assert!(
+        stats.pending > 100,
+        "the tasks should have waited: {stats:?}"
+    );
     assert_eq!(ring.space_wait().registered(), 0);
     assert_eq!(ring.data_wait().registered(), 0);
 }
@@ -89,7 +91,10 @@ fn block_on_across_threads() {
         let consumer = s.spawn(move || block_on(consume(&mut reader, 1, ITEMS, 3)));
         s.spawn(move || {
             for counter in 0..ITEMS {
-                writer.reserve(1).unwrap().fill(async_support::tag(0, counter));
+                writer
+                    .reserve(1)
+                    .unwrap()
+                    .fill(async_support::tag(0, counter));
             }
         });
         assert_eq!(consumer.join().unwrap(), ITEMS);
@@ -125,20 +130,44 @@ fn futures_resolve_to_errors() {
     let mut writer = ring.writer().unwrap();
     assert!(matches!(
         block_on(writer.reserve_async(5)),
-        Err(ReserveError::TooLarge { requested: 5, capacity: 4 })
+        Err(ReserveError::TooLarge {
+            requested: 5,
+            capacity: 4
+        })
     ));
     assert!(matches!(
         block_on(reader.read_exact_async(5)),
-        Err(ReadError::TooLarge { requested: 5, capacity: 4 })
+        Err(ReadError::TooLarge {
+            requested: 5,
+            capacity: 4
+        })
     ));
-    block_on(writer.reserve_async(3)).unwrap().copy_from_slice(&[1, 2, 3]);
+    block_on(writer.reserve_async(3))
+        .unwrap()
+        .copy_from_slice(&[1, 2, 3]);
     // Exactly 3 present: read_exact_async(2) gets 2, read_async gets the last.
-    assert_eq!(block_on(reader.read_exact_async(2)).unwrap().to_array::<2>(), Some([1, 2]));
+    assert_eq!(
+        block_on(reader.read_exact_async(2))
+            .unwrap()
+            .to_array::<2>(),
+        Some([1, 2])
+    );
     ring.close();
-    assert!(matches!(block_on(writer.reserve_async(1)), Err(ReserveError::Closed)));
+    assert!(matches!(
+        block_on(writer.reserve_async(1)),
+        Err(ReserveError::Closed)
+    ));
     // Closed: read_exact_async returns what is left, then Closed.
-    assert_eq!(block_on(reader.read_exact_async(4)).unwrap().to_array::<1>(), Some([3]));
-    assert!(matches!(block_on(reader.read_async(4)), Err(ReadError::Closed)));
+    assert_eq!(
+        block_on(reader.read_exact_async(4))
+            .unwrap()
+            .to_array::<1>(),
+        Some([3])
+    );
+    assert!(matches!(
+        block_on(reader.read_async(4)),
+        Err(ReadError::Closed)
+    ));
 }
 
 /// A reader that awaits on an empty ring is woken by `close` (not left waiting).

@@ -137,7 +137,10 @@ impl<'a> LocalExecutor<'a> {
                 let deadline = Instant::now() + stall;
                 while queue.lock().unwrap().is_empty() {
                     let now = Instant::now();
-                    assert!(now < deadline, "{left} task(s) got no wake-up for {stall:?}");
+                    assert!(
+                        now < deadline,
+                        "{left} task(s) got no wake-up for {stall:?}"
+                    );
                     thread::park_timeout(deadline - now);
                 }
                 continue;
@@ -229,12 +232,19 @@ where
             Err(ReadError::Closed) => break,
             Err(e) => panic!("read_async: {e}"),
         };
-        assert!(!span.is_empty() && span.len() <= chunk, "bad span length {}", span.len());
+        assert!(
+            !span.is_empty() && span.len() <= chunk,
+            "bad span length {}",
+            span.len()
+        );
         for &item in span.iter() {
             let producer = (item >> 40) as usize;
             let counter = item & ((1 << 40) - 1);
             assert!(producer < producers, "garbage item {item:#x}");
-            assert_eq!(counter, next[producer], "producer {producer}: lost, repeated or reordered item");
+            assert_eq!(
+                counter, next[producer],
+                "producer {producer}: lost, repeated or reordered item"
+            );
             next[producer] += 1;
             seen += 1;
         }
