@@ -84,7 +84,8 @@ impl Layout {
     /// Items from `from` to `to` (negative if `to` is behind), across wrap.
     #[inline]
     pub const fn distance(&self, from: usize, to: usize) -> isize {
-        if self.gap == 0 {
+        // Power-of-two capacity, or both cursors in the same lap: the plain difference.
+        if self.gap == 0 || (to ^ from) & !self.mask == 0 {
             return to.wrapping_sub(from) as isize;
         }
         // Lap difference as a signed count (the low bits of both are masked off, so the

@@ -52,8 +52,9 @@ pub(crate) struct ReadPos {
     pub(crate) slot: usize,
     /// Next cursor to read.
     pub(crate) cursor: usize,
-    /// The last published cursor this reader saw (a cache: stale only means "fewer items").
-    pub(crate) seen: usize,
+    /// Published items after `cursor` this reader already knows of (a cache of the published
+    /// cursor, kept as a count so the fast path is one compare; stale only means "fewer").
+    pub(crate) ready: usize,
 }
 
 /// What a poll found: items to show, and whether a hole (not the published cursor) cut it.
@@ -82,7 +83,7 @@ where
             pos: ReadPos {
                 slot,
                 cursor,
-                seen: cursor,
+                ready: 0,
             },
         })
     }
@@ -100,11 +101,7 @@ where
     /// Published items not yet consumed by this reader (a snapshot; on a multi-producer ring
     /// it may include skipped hole slots, which reads never return).
     pub fn available(&mut self) -> usize {
-        refresh_seen(&self.ring, &mut self.pos);
-        self.ring
-            .layout
-            .distance(self.pos.cursor, self.pos.seen)
-            .max(0) as usize
+        refresh(&self.ring, &mut self.pos)
     }
 
     /// Up to `max` published items, without waiting.
@@ -214,14 +211,17 @@ pub(crate) fn poll_at_least<S: Storage, P: Producer, W: WaitStrategy, const N: u
     Err(ReadError::Empty)
 }
 
+/// Reloads the published cursor; returns (and caches) how many items follow our cursor.
 #[inline]
-fn refresh_seen<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+fn refresh<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     pos: &mut ReadPos,
-) {
-    // Acquire: pairs with the writers' Release publication; the slots up to `seen` are then
-    // safe to read.
-    pos.seen = ring.published.load(Ordering::Acquire);
+) -> usize {
+    // Acquire: pairs with the writers' Release publication; the slots before it are then safe
+    // to read.
+    let published = ring.published.load(Ordering::Acquire);
+    pos.ready = ring.layout.distance(pos.cursor, published).max(0) as usize;
+    pos.ready
 }
 
 /// How many items (≤ `max`) can be shown now, skipping holes.
@@ -231,32 +231,36 @@ fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
     pos: &mut ReadPos,
     max: usize,
 ) -> Result<Polled, ReadError> {
-    let layout = ring.layout;
     loop {
-        let mut available = layout.distance(pos.cursor, pos.seen).max(0) as usize;
+        let mut available = pos.ready;
         if available < max {
-            // Closed first, then the cursor: `close` happens after the last publication, so a
-            // reader that sees `closed` and then nothing new has read everything.
-            let closed = ring.is_closed();
-            refresh_seen(ring, pos);
-            available = layout.distance(pos.cursor, pos.seen).max(0) as usize;
+            available = refresh(ring, pos);
             if available == 0 {
-                return Err(if closed {
-                    ReadError::Closed
-                } else {
-                    ReadError::Empty
-                });
+                // Closed, then the cursor once more: `close` happens after the last
+                // publication, so a reader that sees `closed` and then nothing new has read
+                // everything.
+                if !ring.is_closed() {
+                    return Err(ReadError::Empty);
+                }
+                available = refresh(ring, pos);
+                if available == 0 {
+                    return Err(ReadError::Closed);
+                }
             }
         }
         let mut cut_by_hole = false;
         if let Some(m) = ring.producer.multi() {
             if m.holes().any() {
+                let layout = &ring.layout;
                 match m
                     .holes()
                     .check(pos.cursor, available, |a, b| layout.distance(a, b))
                 {
                     HoleCheck::SkipTo(end) => {
-                        advance_to(ring, pos, end);
+                        let skipped = layout.distance(pos.cursor, end).max(0) as usize;
+                        // A hole can reach past the published cursor while its marks are
+                        // still being swept: never count below zero.
+                        advance(ring, pos, end, skipped);
                         continue;
                     }
                     HoleCheck::Read(limit) => {
@@ -273,14 +277,16 @@ fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
     }
 }
 
-/// Consumes up to `cursor`: publishes the reader's progress to writers.
+/// Consumes `count` items (up to `cursor`): publishes the reader's progress to writers.
 #[inline]
-pub(crate) fn advance_to<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+pub(crate) fn advance<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     pos: &mut ReadPos,
     cursor: usize,
+    count: usize,
 ) {
     pos.cursor = cursor;
+    pos.ready = pos.ready.saturating_sub(count);
     ring.readers.store_cursor(pos.slot, cursor);
     ring.space.notify_all();
 }

@@ -334,9 +334,15 @@ pub trait RingCore {
     fn writer_dropped(&self);
     /// The reader in registry slot `slot` was dropped.
     fn reader_dropped(&self, slot: usize);
-    /// Publishes `count` of the `reserved` slots from `start` (the writer's own claim cursor
-    /// is `claim`, used by single-producer rings).
-    fn finish_span(&self, start: usize, reserved: usize, count: usize, claim: &mut usize);
+    /// Publishes `count` of the `reserved` slots from `start` (`local` is the writer's own
+    /// cursor state, used by single-producer rings).
+    fn finish_span(
+        &self,
+        start: usize,
+        reserved: usize,
+        count: usize,
+        local: &mut crate::writer::SpLocal,
+    );
     /// Consumes `count` items at the reader position `pos`.
     #[allow(private_interfaces)]
     fn consume_span(&self, pos: &mut crate::reader::ReadPos, count: usize);
@@ -358,10 +364,16 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
     #[allow(private_interfaces)]
     fn consume_span(&self, pos: &mut crate::reader::ReadPos, count: usize) {
         let end = self.layout.advance(pos.cursor, count);
-        crate::reader::advance_to(self, pos, end);
+        crate::reader::advance(self, pos, end, count);
     }
 
-    fn finish_span(&self, start: usize, reserved: usize, count: usize, claim: &mut usize) {
+    fn finish_span(
+        &self,
+        start: usize,
+        reserved: usize,
+        count: usize,
+        local: &mut crate::writer::SpLocal,
+    ) {
         let count = count.min(reserved);
         match self.producer.multi() {
             None => {
@@ -372,7 +384,8 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
                 // Release: the slot writes happen before any reader that acquires the
                 // published cursor reads them.
                 self.published.store(end, Ordering::Release);
-                *claim = end;
+                local.claim = end;
+                local.free -= count; // count ≤ reserved ≤ free when the span was claimed
             }
             Some(m) => {
                 crate::claim::publish_multi(

@@ -155,7 +155,7 @@ where
             self.done = true;
             self.writer
                 .ring
-                .finish_span(self.start, self.len, count, &mut self.writer.claim);
+                .finish_span(self.start, self.len, count, &mut self.writer.local);
         }
     }
 }
@@ -229,7 +229,7 @@ where
             let count = if crate::panicking() { 0 } else { self.len };
             self.writer
                 .ring
-                .finish_span(self.start, self.len, count, &mut self.writer.claim);
+                .finish_span(self.start, self.len, count, &mut self.writer.local);
         }
     }
 }

@@ -35,10 +35,21 @@ where
     R::Target: RingCore,
 {
     pub(crate) ring: R,
-    /// Single-producer only: the writer's own claim cursor (== published between spans).
+    /// Single-producer only: the writer's own claim cursor and how many slots after it are
+    /// known to be free (the cached minimum of the readers, kept as a count so the fast path
+    /// is one compare).
+    pub(crate) local: SpLocal,
+}
+
+/// A single-producer writer's private cursor state.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct SpLocal {
+    /// The claim cursor (== the published cursor between spans).
     pub(crate) claim: usize,
-    /// Single-producer only: a lower bound of every reader cursor.
-    pub(crate) min_cache: usize,
+    /// Slots after `claim` that no reader can still need: `capacity` minus the distance from
+    /// a known lower bound of every reader cursor. Only ever an under-estimate.
+    pub(crate) free: usize,
 }
 
 impl<S, P, W, const N: usize, R> Writer<R>
@@ -61,11 +72,14 @@ where
         ring.writers.fetch_add(1, Ordering::Relaxed);
         // Acquire: the published cursor is where this writer's claims continue.
         let claim = ring.published.load(Ordering::Acquire);
-        let min_cache = ring.readers.cached_min();
+        let used = ring
+            .layout
+            .distance(ring.readers.cached_min(), claim)
+            .max(0) as usize;
+        let free = ring.capacity().saturating_sub(used);
         Ok(Self {
             ring,
-            claim,
-            min_cache,
+            local: SpLocal { claim, free },
         })
     }
 
@@ -82,7 +96,7 @@ where
             .unwrap_or_else(|| ring.readers.cached_min());
         let claim = match ring.producer.multi() {
             Some(m) => m.claim().load(Ordering::Relaxed),
-            None => self.claim,
+            None => self.local.claim,
         };
         let used = ring.layout.distance(min, claim).max(0) as usize;
         ring.capacity().saturating_sub(used)
@@ -140,11 +154,11 @@ where
         wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
     ) -> Result<usize, ReserveError> {
         let ring = &*self.ring;
-        let (claim, min_cache) = (&mut self.claim, &mut self.min_cache);
-        let mut outcome = Self::claim_in(ring, claim, min_cache, n);
+        let local = &mut self.local;
+        let mut outcome = Self::claim_in(ring, local, n);
         if matches!(outcome, Err(ReserveError::Full { .. })) {
             let ready = wait(&ring.space, &mut || {
-                outcome = Self::claim_in(ring, claim, min_cache, n);
+                outcome = Self::claim_in(ring, local, n);
                 !matches!(outcome, Err(ReserveError::Full { .. }))
             });
             if !ready {
@@ -156,7 +170,7 @@ where
 
     #[inline]
     pub(crate) fn try_claim(&mut self, n: usize) -> Result<usize, ReserveError> {
-        Self::claim_in(&self.ring, &mut self.claim, &mut self.min_cache, n)
+        Self::claim_in(&self.ring, &mut self.local, n)
     }
 
     /// Claims `n` slots: returns the first cursor. Free space is `capacity` minus the distance
@@ -165,10 +179,14 @@ where
     #[inline]
     fn claim_in(
         ring: &Ring<S, P, W, N>,
-        claim: &mut usize,
-        min_cache: &mut usize,
+        local: &mut SpLocal,
         n: usize,
     ) -> Result<usize, ReserveError> {
+        // Relaxed: a hint; nothing is read on the strength of it.
+        let closed = ring.closed.load(Ordering::Relaxed);
+        if !P::MULTI && n <= local.free && !closed {
+            return Ok(local.claim); // the fast path: one compare against the cached free count
+        }
         let cap = ring.capacity();
         if n > cap {
             return Err(ReserveError::TooLarge {
@@ -176,24 +194,20 @@ where
                 capacity: cap,
             });
         }
-        // Relaxed: a hint; nothing is read on the strength of it.
-        if ring.closed.load(Ordering::Relaxed) {
+        if closed {
             return Err(ReserveError::Closed);
         }
         let layout = &ring.layout;
         match ring.producer.multi() {
             None => {
-                let free = |min: usize| cap.saturating_sub(layout.distance(min, *claim) as usize);
-                if free(*min_cache) < n {
-                    if let Some(min) = ring.refresh_min() {
-                        *min_cache = min;
-                    }
-                    let free = free(*min_cache);
-                    if free < n {
-                        return Err(ReserveError::Full { free });
-                    }
+                if let Some(min) = ring.refresh_min() {
+                    let used = layout.distance(min, local.claim).max(0) as usize;
+                    local.free = cap.saturating_sub(used);
                 }
-                Ok(*claim)
+                if local.free < n {
+                    return Err(ReserveError::Full { free: local.free });
+                }
+                Ok(local.claim)
             }
             Some(m) => loop {
                 // The cached minimum first, then the claim: the minimum is ≤ the claim cursor at
@@ -255,8 +269,7 @@ where
         self.ring.writers.fetch_add(1, Ordering::Relaxed);
         Self {
             ring: self.ring.clone(),
-            claim: self.claim,
-            min_cache: self.min_cache,
+            local: self.local,
         }
     }
 }
