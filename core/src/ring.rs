@@ -6,7 +6,9 @@ use crate::error::{AttachError, CapacityError};
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 #[cfg(not(spanring_loom))]
 use crate::InlineStorage;
-use crate::{BusySpin, Layout, Reader, ReaderRegistry, Sequence, Storage, WaitStrategy, Writer};
+use crate::{
+    BusySpin, CachePadded, Layout, Reader, ReaderRegistry, Sequence, Storage, WaitStrategy, Writer,
+};
 
 /// A broadcast ring buffer: writers reserve spans of slots, fill them and publish them; every
 /// attached reader sees every item published after it attached, in order, and consumes at its
@@ -50,9 +52,10 @@ pub struct Ring<
     pub(crate) writers: AtomicUsize,
     pub(crate) closed: AtomicBool,
     /// Writers wait here for free slots; readers notify it when they consume or detach.
-    pub(crate) space: W,
+    /// Padded: writers and readers notify the two sides from different cores.
+    pub(crate) space: CachePadded<W>,
     /// Readers wait here for items; writers notify it when they publish or close.
-    pub(crate) data: W,
+    pub(crate) data: CachePadded<W>,
     pub(crate) layout: Layout,
     pub(crate) start: usize,
     pub(crate) storage: S,
@@ -105,8 +108,8 @@ impl<T, const N: usize> Ring<InlineStorage<T, N>> {
             producer: SingleProducer::new(),
             writers: AtomicUsize::new(0),
             closed: AtomicBool::new(false),
-            space: BusySpin,
-            data: BusySpin,
+            space: CachePadded::new(BusySpin),
+            data: CachePadded::new(BusySpin),
             layout,
             start: 0,
             storage: InlineStorage::new(slots),
@@ -195,8 +198,8 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
             producer: producer(&layout, start)?,
             writers: AtomicUsize::new(0),
             closed: AtomicBool::new(false),
-            space: W::default(),
-            data: W::default(),
+            space: CachePadded::new(W::default()),
+            data: CachePadded::new(W::default()),
             layout,
             start,
             storage,
@@ -207,8 +210,8 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
     /// for strategies that carry configuration.
     #[must_use]
     pub fn with_wait_strategies(mut self, space: W, data: W) -> Self {
-        self.space = space;
-        self.data = data;
+        self.space = CachePadded::new(space);
+        self.data = CachePadded::new(data);
         self
     }
 

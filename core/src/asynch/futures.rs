@@ -102,7 +102,7 @@ where
             .expect("ReserveFuture polled after completion");
         let mut outcome = writer.try_claim(this.n);
         if matches!(outcome, Err(ReserveError::Full { .. })) {
-            register(&writer.ring.space, &mut this.cell, cx);
+            register(&*writer.ring.space, &mut this.cell, cx);
             // The final check, after registering: a reader that frees space from now on
             // wakes us; one that did before is seen here.
             outcome = writer.try_claim(this.n);
@@ -248,7 +248,7 @@ where
             let ring = &*reader.ring;
             let mut outcome = crate::reader::poll_at_least(ring, &mut reader.pos, want, this.max);
             if matches!(outcome, Err(ReadError::Empty)) {
-                register(&ring.data, &mut this.cell, cx);
+                register(&*ring.data, &mut this.cell, cx);
                 // The final check, after registering: a writer that publishes from now on
                 // wakes us; one that did before is seen here.
                 outcome = crate::reader::poll_at_least(ring, &mut reader.pos, want, this.max);
