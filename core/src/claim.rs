@@ -263,11 +263,13 @@ pub(crate) fn publish_multi<M: MultiClaim>(
     if count < reserved {
         let end = layout.advance(start, reserved);
         let kept_end = layout.advance(start, count);
-        // Relaxed: giving the tail back publishes nothing; if this is still the newest claim,
-        // the next claimant simply starts at `kept_end`.
+        // Release: the next claimant of the given-back slots overwrites what we wrote there;
+        // its claim CAS acquires this value (or a later RMW in its release sequence), so our
+        // writes happen before its writes (ThreadSanitizer found the race when this was
+        // Relaxed). Failure: nothing was given back, nothing to order.
         let gave_back = m
             .claim()
-            .compare_exchange(end, kept_end, Ordering::Relaxed, Ordering::Relaxed)
+            .compare_exchange(end, kept_end, Ordering::Release, Ordering::Relaxed)
             .is_ok();
         if !gave_back {
             // A later claim exists: publish the tail as a hole, recorded before it is marked.

@@ -239,12 +239,14 @@ where
                         return Err(ReserveError::Full { free });
                     }
                 }
-                // Relaxed: the CAS makes the range ours; nothing is published by claiming.
+                // Acquire on success: if these slots were given back by a partial publish, the
+                // writes their previous claimant made happen before ours (pairs with the
+                // Release give-back CAS in `publish_multi`). Nothing is published by claiming.
                 if m.claim()
                     .compare_exchange_weak(
                         c,
                         layout.advance(c, n),
-                        Ordering::Relaxed,
+                        Ordering::Acquire,
                         Ordering::Relaxed,
                     )
                     .is_ok()

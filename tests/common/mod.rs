@@ -23,6 +23,12 @@ pub fn tag(producer: usize, counter: u64) -> u64 {
 /// Items per producer for a run: small by default, `SPANRING_SOAK=<items>` scales up (the soak
 /// is run by hand: `SPANRING_SOAK=100000000 cargo test --release --test stress`).
 pub fn items_per_producer(default: u64, producers: usize) -> u64 {
+    // CI's slow runs (ThreadSanitizer, qemu) divide the default by SPANRING_STRESS_SCALE.
+    let scale: u64 = std::env::var("SPANRING_STRESS_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
+        .max(1);
     match std::env::var("SPANRING_SOAK") {
         Ok(total) => {
             let total: u64 = total.parse().unwrap_or(100_000_000);
@@ -32,7 +38,7 @@ pub fn items_per_producer(default: u64, producers: usize) -> u64 {
             if cfg!(miri) {
                 default.min(200)
             } else {
-                default
+                (default / scale).max(100)
             }
         }
     }
