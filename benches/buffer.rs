@@ -100,6 +100,7 @@ impl Config {
             chunk,
             samples: self.samples,
             touch,
+            batch_reads: false,
             deadline: self.deadline,
         }
     }
@@ -405,8 +406,16 @@ fn targets(rows: &[Row]) -> Vec<Target> {
         );
     }
     ratio(
-        "broadcast 1P→4C vs disruptor".into(),
+        "broadcast 1P→4C vs disruptor (spanring reads chunk 1, disruptor batches)".into(),
         peer("disruptor", 1, 4, 1),
+        1.0,
+    );
+    let batch_row = rows
+        .iter()
+        .find(|r| r.table == "batch" && (r.producers, r.consumers, r.chunk) == (1, 4, 1));
+    ratio(
+        "broadcast 1P→4C vs disruptor, both reading batches (like for like)".into(),
+        batch_row,
         1.0,
     );
     ratio(
@@ -485,6 +494,37 @@ fn main() {
             std::slice::from_ref(&copy),
         );
         peer.push(copy);
+        // Like for like with the disruptor, whose handlers take every available event per
+        // wake-up: spanring readers reading everything published at once (chunk-1 writes).
+        let mut batch = Vec::new();
+        for p in SHAPES {
+            for c in SHAPES {
+                let mut sc = cfg.scenario(p, c, 1, Touch::None);
+                sc.batch_reads = true;
+                let mut row = spanring_row::<YieldWait>(
+                    &cfg,
+                    "batch",
+                    Memory::DoubleMapped,
+                    p > 1,
+                    "yield",
+                    &sc,
+                );
+                row.implementation = "spanring (batch reads)".into();
+                row.ratio = peer
+                    .iter()
+                    .find(|r| {
+                        r.implementation == "disruptor"
+                            && (r.producers, r.consumers, r.chunk) == (p, c, 1)
+                    })
+                    .map(|d| row.stats.ops / d.stats.ops);
+                batch.push(row);
+            }
+        }
+        report::print_table(
+            "batch reads vs disruptor (readers take all published items per read, writers chunk 1; ratio ÷ disruptor)",
+            &batch,
+        );
+        peer.extend(batch);
         rows.extend(peer);
     }
     if cfg.wants("wait") {

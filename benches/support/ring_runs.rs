@@ -45,6 +45,9 @@ pub struct Scenario {
     pub samples: usize,
     /// Data access mode.
     pub touch: Touch,
+    /// Readers take everything published at each read (as the disruptor's batch handlers do)
+    /// instead of at most `chunk` items.
+    pub batch_reads: bool,
     /// A repetition longer than this is cut short.
     pub deadline: Duration,
 }
@@ -201,9 +204,9 @@ where
     let mut got = 0;
     let mut next = [0u64; 4]; // next counter expected from each producer
     let mut bad = 0usize;
-    let mut dst = vec![0u64; sc.chunk];
+    let mut dst = vec![0u64; if sc.batch_reads { 0 } else { sc.chunk }];
     while got < total {
-        match r.read(sc.chunk) {
+        match r.read(if sc.batch_reads { usize::MAX } else { sc.chunk }) {
             Ok(span) => {
                 if sc.touch == Touch::Verify {
                     let (a, b) = span.as_slices();
