@@ -66,11 +66,11 @@ where
     /// The items as two slices, in order; the second is empty unless the span crosses the end
     /// of plain (not double-mapped) memory.
     pub fn as_slices(&self) -> (&[S::Item], &[S::Item]) {
-        // SAFETY: slots [cursor, cursor+len) are published (len ≤ what `poll` found below the
-        // published cursor, which we acquired) and not consumed by this reader, so no writer may
-        // claim them until our cursor moves past them — which happens only in `consume`/drop,
-        // after this borrow of `self` ends. Writers never touch published slots, so several
-        // readers sharing them is fine.
+        // Slots [cursor, cursor+len) are published (len ≤ what `poll` found below the published
+        // cursor, which we acquired) and not consumed by this reader, so no writer may claim them
+        // until our cursor moves past them — only in `consume`/drop, after this borrow ends.
+        // SAFETY: readable for this borrow (above); writers never touch published slots, so
+        // several readers sharing them is fine.
         unsafe {
             self.reader
                 .ring

@@ -82,10 +82,10 @@ where
     /// The reserved slots as two slices, in order; the second is empty unless the span
     /// crosses the end of plain (not double-mapped) memory.
     pub fn as_mut_slices(&mut self) -> (&mut [S::Item], &mut [S::Item]) {
-        // SAFETY: the claim protocol gave this span exclusive use of slots [start, start+len):
-        // no reader can see them (not yet published) and no other writer can claim them (the
-        // claim cursor, or the unique single-producer writer). The `&mut self` borrow keeps any
-        // other reference to them from existing meanwhile.
+        // The claim protocol gave this span exclusive use of slots [start, start+len): no reader
+        // can see them (not yet published), no other writer can claim them (the claim cursor, or
+        // the unique single-producer writer).
+        // SAFETY: exclusive (above), and `&mut self` keeps any other reference from existing.
         unsafe { self.writer.ring.parts(self.start, self.len).slices_mut() }
     }
 

@@ -113,9 +113,8 @@ unsafe impl<T> Storage for HeapStorage<T> {
 
 // SAFETY: a `HeapStorage<T>` owns its `T`s like a `Box<[T]>`, which is `Send` iff `T: Send`.
 unsafe impl<T: Send> Send for HeapStorage<T> {}
-// SAFETY: `&HeapStorage` hands out only the raw pointer, and a ring built on it lets several
-// threads use the items through it at once: the writer moves items in (needs `T: Send`) while
-// broadcast readers on different threads hold `&T` to the *same* item at the same time (needs
-// `T: Sync`). Exclusive (`&mut T`) access is arbitrated by the ring's cursors. Same bounds as
-// core's `SliceStorage` / `InlineStorage`.
+// `&HeapStorage` hands out only the raw pointer, and a ring built on it lets several threads use
+// the items at once: the writer moves items in while broadcast readers on different threads hold
+// `&T` to the *same* item at the same time; `&mut T` access is arbitrated by the ring's cursors.
+// SAFETY: hence `T: Send` (items move) + `T: Sync` (shared `&T`), as core's `SliceStorage`.
 unsafe impl<T: Send + Sync> Sync for HeapStorage<T> {}

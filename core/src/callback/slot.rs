@@ -183,10 +183,10 @@ unsafe impl<A: CallbackArgs, R: 'static, const WORDS: usize> Send
 {
 }
 
-// SAFETY: through `&self` the slot exposes only `is_empty`, `kind` and `call_shared`.
-// `call_shared` runs the closure through `&F` only if it was stored by `set_fn`, which on a
-// `Sendable` slot requires `F: Fn + Sync`, so concurrent shared calls are sound; every mutation
-// of the storage or the vtable needs `&mut self`.
+// Through `&self` the slot exposes only `is_empty`, `kind` and `call_shared`, and every
+// mutation of the storage or the vtable needs `&mut self`.
+// SAFETY: `call_shared` runs the closure through `&F` only if `set_fn` stored it, which on a
+// `Sendable` slot requires `F: Fn + Sync`, so concurrent shared calls are sound.
 unsafe impl<A: CallbackArgs, R: 'static, const WORDS: usize> Sync
     for CallbackSlot<A, R, WORDS, Sendable>
 {
@@ -300,11 +300,11 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     pub fn call_shared(&self, args: A::Of<'_>) -> Result<R, CallError> {
         let call = self.vtable.call_ref;
         let ptr = self.storage.get().cast::<u8>().cast_const();
-        // SAFETY: `call_ref` of the table describing `storage`. It is a refusal that touches
-        // nothing unless the closure was stored by `set_fn`: then it is live and aligned (checked
-        // in `emplace`), `Fn`, and also `Sync` when the slot is `Sync` (`Sendable`), so other
-        // concurrent shared calls are fine; nothing can drop or replace it while `&self` lives.
-        // `ptr` comes from the `UnsafeCell`, so the closure's interior mutability is allowed.
+        // `call_ref` of the table describing `storage` refuses without touching anything unless
+        // the closure was stored by `set_fn`: then it is live and aligned (checked in `emplace`),
+        // `Fn`, and also `Sync` when the slot is `Sync` (`Sendable`).
+        // SAFETY: so concurrent shared calls are fine; nothing can drop or replace it while
+        // `&self` lives; `ptr` comes from the `UnsafeCell` (interior mutability is allowed).
         unsafe { call(ptr, args) }
     }
 
@@ -327,10 +327,10 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     pub fn call_once(&mut self, args: A::Of<'_>) -> Result<R, CallError> {
         let vtable = mem::replace(&mut self.vtable, &VTable::EMPTY);
         let ptr = self.storage.get_mut().as_mut_ptr().cast::<u8>();
-        // SAFETY: `vtable` described `storage`: if it is the empty table its `call_once` refuses
-        // without touching anything; otherwise `storage` held a live closure of its type, and
-        // the slot was marked empty above, so this move out of the storage is the only consumer
-        // and nothing will drop those bytes again, even if the call unwinds.
+        // `vtable` described `storage`: the empty table's `call_once` refuses without touching
+        // anything; otherwise `storage` held a live closure of its type.
+        // SAFETY: the slot was marked empty above, so this move out of the storage is the only
+        // consumer and nothing will drop those bytes again, even if the call unwinds.
         unsafe { (vtable.call_once)(ptr, args) }
     }
 

@@ -159,12 +159,12 @@ impl<T> core::fmt::Debug for DoubleMapped<T> {
     }
 }
 
-// SAFETY: `base` is fixed for the value's life (the region never moves, even if the struct
-// does), page-aligned (≥ align_of::<T>(), checked in `new`), valid for 2 * capacity items that
-// are initialised (zeroed memory, `T: Zeroable`) and element `i + capacity` is the same memory as
-// element `i` (two MAP_SHARED mappings of one object, verified in `map_twice`). `capacity` is
-// fixed and non-zero. The memory is private to this value (the object is anonymous/unlinked and
-// its descriptor closed) and reachable from any thread.
+// `base` is fixed for the value's life (the region never moves, even if the struct does),
+// page-aligned (≥ align_of::<T>(), checked in `new`), valid for 2 * capacity initialised items
+// (zeroed memory, `T: Zeroable`); element `i + capacity` is the same memory as element `i` (two
+// MAP_SHARED mappings of one object, verified in `map_twice`); `capacity` is fixed and non-zero.
+// SAFETY: the contract holds (above); the memory is private to this value (the object is
+// anonymous/unlinked, its descriptor closed) and reachable from any thread.
 unsafe impl<T> Storage for DoubleMapped<T> {
     type Item = T;
     const DOUBLE_MAPPED: bool = true;
@@ -181,8 +181,8 @@ unsafe impl<T> DoubleMappedStorage for DoubleMapped<T> {}
 
 // SAFETY: owning the region is owning `capacity` `T`s; sending them needs `T: Send`.
 unsafe impl<T: Send> Send for DoubleMapped<T> {}
-// SAFETY: `&DoubleMapped` exposes only the pointer; a ring over it moves items between threads
-// (needs `T: Send`) and lets broadcast readers on several threads hold `&T` to the same item at
-// once (needs `T: Sync`); `&mut T` access is arbitrated by the ring's cursors. Same bounds as
-// core's `SliceStorage` / `InlineStorage`.
+// `&DoubleMapped` exposes only the pointer; a ring over it moves items between threads and lets
+// broadcast readers on several threads hold `&T` to the same item at once; `&mut T` access is
+// arbitrated by the ring's cursors.
+// SAFETY: hence `T: Send` (items move) + `T: Sync` (shared `&T`), as core's `SliceStorage`.
 unsafe impl<T: Send + Sync> Sync for DoubleMapped<T> {}
