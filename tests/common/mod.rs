@@ -45,36 +45,15 @@ pub fn items_per_producer(default: u64, producers: usize) -> u64 {
 }
 
 /// Writes `items` tagged items from producer `id` in spans of `chunk` (the last span shorter).
+/// With `partial`, each span reserves `chunk` slots and publishes only a varying prefix
+/// (`1..=chunk` of them); the unpublished tail holds `UNWRITTEN`, which readers must never
+/// see. On a multi-producer ring the tails become holes or are given back.
 pub fn produce<R, S, P, W, const N: usize>(
     mut writer: Writer<R>,
     id: usize,
     items: u64,
     chunk: usize,
-) where
-    R: Deref<Target = Ring<S, P, W, N>>,
-    S: Storage<Item = u64>,
-    P: Producer,
-    W: WaitStrategy,
-{
-    let mut counter = 0u64;
-    while counter < items {
-        let n = chunk.min((items - counter) as usize);
-        let mut span = writer.reserve(n).expect("reserve");
-        for slot in span.iter_mut() {
-            *slot = tag(id, counter);
-            counter += 1;
-        }
-    }
-}
-
-/// Like [`produce`], but each span reserves `chunk` slots and publishes only a varying prefix
-/// (`1..=chunk` of them); the unpublished tail holds `UNWRITTEN`, which readers must never
-/// see. On a multi-producer ring the tails become holes or are given back.
-pub fn produce_partial<R, S, P, W, const N: usize>(
-    mut writer: Writer<R>,
-    id: usize,
-    items: u64,
-    chunk: usize,
+    partial: bool,
 ) where
     R: Deref<Target = Ring<S, P, W, N>>,
     S: Storage<Item = u64>,
@@ -84,12 +63,16 @@ pub fn produce_partial<R, S, P, W, const N: usize>(
     let mut counter = 0u64;
     let mut step = id as u64;
     while counter < items {
-        step = step
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let keep = 1 + (step >> 33) as usize % chunk;
-        let keep = keep.min((items - counter) as usize);
-        let mut span = writer.reserve(chunk).expect("reserve");
+        let left = (items - counter) as usize;
+        let (reserve, keep) = if partial {
+            step = step
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (chunk, (1 + (step >> 33) as usize % chunk).min(left))
+        } else {
+            (chunk.min(left), chunk.min(left))
+        };
+        let mut span = writer.reserve(reserve).expect("reserve");
         for (i, slot) in span.iter_mut().enumerate() {
             *slot = if i < keep {
                 tag(id, counter + i as u64)
@@ -193,11 +176,7 @@ pub fn run_with<R, S, P, W, const N: usize>(
             })
             .collect();
         for (id, w) in writers.into_iter().enumerate() {
-            if partial {
-                s.spawn(move || produce_partial(w, id, items, chunk));
-            } else {
-                s.spawn(move || produce(w, id, items, chunk));
-            }
+            s.spawn(move || produce(w, id, items, chunk, partial));
         }
         let mut seen = Vec::new();
         for h in handles {
