@@ -40,6 +40,7 @@ where
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
+    #[inline]
     pub(crate) fn new(reader: &'r mut Reader<R>, len: usize) -> Self {
         Self {
             reader,
@@ -49,22 +50,26 @@ where
     }
 
     /// Number of items shown.
+    #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// `true` if no items are shown.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The cursor (stream position) of the first item.
+    #[inline]
     pub fn start(&self) -> usize {
         self.reader.pos.cursor
     }
 
     /// The items as two slices, in order; the second is empty unless the span crosses the end
     /// of plain (not double-mapped) memory.
+    #[inline]
     pub fn as_slices(&self) -> (&[S::Item], &[S::Item]) {
         // Slots [cursor, cursor+len) are published (len ≤ what `poll` found below the published
         // cursor, which we acquired) and not consumed by this reader, so no writer may claim them
@@ -80,6 +85,7 @@ where
     }
 
     /// The `i`th item.
+    #[inline]
     pub fn get(&self, i: usize) -> Option<&S::Item> {
         let (a, b) = self.as_slices();
         if i < a.len() {
@@ -90,6 +96,7 @@ where
     }
 
     /// Iterates over the items in order.
+    #[inline]
     pub fn iter(
         &self,
     ) -> core::iter::Chain<core::slice::Iter<'_, S::Item>, core::slice::Iter<'_, S::Item>> {
@@ -99,6 +106,7 @@ where
 
     /// Copies the items into the front of `dst`; returns how many were copied
     /// (`min(len, dst.len())`).
+    #[inline]
     pub fn copy_to_slice(&self, dst: &mut [S::Item]) -> usize
     where
         S::Item: Copy,
@@ -126,10 +134,12 @@ where
 
     /// Consumes the first `count` items (clamped to the span length); the rest will be shown
     /// again by the next read.
+    #[inline]
     pub fn consume(mut self, count: usize) {
         self.finish(count.min(self.len));
     }
 
+    #[inline]
     fn finish(&mut self, count: usize) {
         if self.done {
             return;
@@ -150,6 +160,7 @@ where
     R: Deref<Target = Ring<S, P, W, N>>,
 {
     type Target = [S::Item];
+    #[inline]
     fn deref(&self) -> &[S::Item] {
         self.as_slices().0
     }
@@ -163,6 +174,7 @@ where
     R: Deref<Target = Ring<S, P, W, N>>,
 {
     type Output = S::Item;
+    #[inline]
     fn index(&self, i: usize) -> &S::Item {
         let len = self.len;
         self.get(i)
@@ -175,6 +187,7 @@ where
     R: Deref,
     R::Target: RingCore,
 {
+    #[inline]
     fn drop(&mut self) {
         if !self.done {
             self.done = true;

@@ -94,6 +94,7 @@ where
     }
 
     /// The cursor of the next item this reader will see.
+    #[inline]
     pub fn cursor(&self) -> usize {
         self.pos.cursor
     }
@@ -110,8 +111,12 @@ where
     ///
     /// [`ReadError::Empty`] if nothing is published, [`ReadError::Closed`] if the ring is
     /// closed and this reader has read everything.
+    #[inline]
     pub fn try_read(&mut self, max: usize) -> Result<ReadSpan<'_, R>, ReadError> {
-        let n = poll(&self.ring, &mut self.pos, max)?.count;
+        let n = match self.known_ready(1, max) {
+            Some(n) => n,
+            None => poll(&self.ring, &mut self.pos, max)?.count,
+        };
         Ok(ReadSpan::new(self, n))
     }
 
@@ -120,6 +125,7 @@ where
     /// # Errors
     ///
     /// [`ReadError::Closed`] once the ring is closed and drained.
+    #[inline]
     pub fn read(&mut self, max: usize) -> Result<ReadSpan<'_, R>, ReadError> {
         let n = self.wait_for(1, max, |w, ready| {
             w.wait_until(ready);
@@ -135,6 +141,7 @@ where
     /// # Errors
     ///
     /// [`ReadError::TooLarge`] if `n > capacity`, [`ReadError::Closed`].
+    #[inline]
     pub fn read_exact(&mut self, n: usize) -> Result<ReadSpan<'_, R>, ReadError> {
         let cap = self.ring.capacity();
         if n > cap {
@@ -155,6 +162,7 @@ where
     /// # Errors
     ///
     /// [`ReadError::Closed`], [`ReadError::TimedOut`].
+    #[inline]
     pub fn read_timeout(
         &mut self,
         max: usize,
@@ -167,8 +175,22 @@ where
         Ok(ReadSpan::new(self, n))
     }
 
+    /// The fast path of every read: `want` items already known to be published (no atomic
+    /// access at all on a single-producer ring; one load of the hole count on a
+    /// multi-producer ring). Returns how many to show, at most `max`.
+    #[inline(always)]
+    fn known_ready(&self, want: usize, max: usize) -> Option<usize> {
+        let ready = self.pos.ready;
+        let no_holes = match self.ring.producer.multi() {
+            None => true,
+            Some(m) => !m.holes().any(),
+        };
+        (ready >= want && max > 0 && no_holes).then(|| ready.min(max))
+    }
+
     /// Waits (through `wait`) until `want` items are readable or no more can come; returns
     /// how many to show. `wait` returns `false` when it gave up.
+    #[inline]
     fn wait_for(
         &mut self,
         want: usize,
@@ -176,6 +198,9 @@ where
         wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
     ) -> Result<usize, ReadError> {
         let want = want.min(max).max(1);
+        if let Some(n) = self.known_ready(want, max) {
+            return Ok(n);
+        }
         let ring = &*self.ring;
         let pos = &mut self.pos;
         let mut outcome = poll_at_least(ring, pos, want, max);
@@ -194,6 +219,7 @@ where
 
 /// `Ok(n)` with `want ≤ n ≤ max` items to show, or fewer when no more can come;
 /// `Err(Empty)` while fewer than `want` are published and more may come.
+#[inline(always)]
 pub(crate) fn poll_at_least<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     pos: &mut ReadPos,
@@ -225,7 +251,7 @@ fn refresh<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
 }
 
 /// How many items (≤ `max`) can be shown now, skipping holes.
-#[inline]
+#[inline(always)]
 fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     pos: &mut ReadPos,
@@ -296,6 +322,7 @@ where
     R: Deref,
     R::Target: RingCore,
 {
+    #[inline]
     fn drop(&mut self) {
         self.ring.reader_dropped(self.pos.slot);
     }

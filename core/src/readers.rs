@@ -145,12 +145,14 @@ impl<const N: usize> ReaderRegistry<N> {
     }
 
     /// Current cursor of slot `i`.
+    #[inline]
     pub fn cursor(&self, i: usize) -> usize {
         // Acquire: pairs with the Release in store_cursor (and the attach stores).
         self.slots[i].cursor.load(Ordering::Acquire)
     }
 
     /// Moves slot `i`'s cursor (the reader consumed up to `cursor`).
+    #[inline]
     pub fn store_cursor(&self, i: usize, cursor: usize) {
         // Release: the reader's reads of the consumed slots happen before a writer that
         // acquires this value overwrites them.
@@ -159,6 +161,7 @@ impl<const N: usize> ReaderRegistry<N> {
 
     /// The cached minimum: a cursor no active reader is behind. May be stale (lower than the
     /// truth), never too high.
+    #[inline]
     pub fn cached_min(&self) -> usize {
         // Acquire: pairs with the Release store in refresh_min, which was made after acquiring
         // the reader cursors it summarises, so the readers' reads happen before our writes.

@@ -226,6 +226,7 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
     }
 
     /// The cursor the ring started at.
+    #[inline]
     pub fn start(&self) -> usize {
         self.start
     }
@@ -352,12 +353,14 @@ pub trait RingCore {
 }
 
 impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring<S, P, W, N> {
+    #[inline]
     fn writer_dropped(&self) {
         if crate::claim::last_writer_gone(&self.writers) {
             self.close();
         }
     }
 
+    #[inline]
     fn reader_dropped(&self, slot: usize) {
         self.readers.detach(slot);
         // A writer may be waiting for this reader only.
@@ -365,11 +368,13 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
     }
 
     #[allow(private_interfaces)]
+    #[inline]
     fn consume_span(&self, pos: &mut crate::reader::ReadPos, count: usize) {
         let end = self.layout.advance(pos.cursor, count);
         crate::reader::advance(self, pos, end, count);
     }
 
+    #[inline]
     fn finish_span(
         &self,
         start: usize,

@@ -55,6 +55,7 @@ where
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
+    #[inline]
     pub(crate) fn new(writer: &'w mut Writer<R>, start: usize, len: usize) -> Self {
         Self {
             writer,
@@ -65,22 +66,26 @@ where
     }
 
     /// Number of reserved slots.
+    #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// `true` for a zero-slot reservation.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The cursor of the first reserved slot (its position in the stream).
+    #[inline]
     pub fn start(&self) -> usize {
         self.start
     }
 
     /// The reserved slots as two slices, in order; the second is empty unless the span
     /// crosses the end of plain (not double-mapped) memory.
+    #[inline]
     pub fn as_mut_slices(&mut self) -> (&mut [S::Item], &mut [S::Item]) {
         // The claim protocol gave this span exclusive use of slots [start, start+len): no reader
         // can see them (not yet published), no other writer can claim them (the claim cursor, or
@@ -90,12 +95,14 @@ where
     }
 
     /// The reserved slots as two shared slices.
+    #[inline]
     pub fn as_slices(&self) -> (&[S::Item], &[S::Item]) {
         // SAFETY: as in `as_mut_slices`; shared access through `&self`.
         unsafe { self.writer.ring.parts(self.start, self.len).slices() }
     }
 
     /// The `i`th reserved slot.
+    #[inline]
     pub fn get_mut(&mut self, i: usize) -> Option<&mut S::Item> {
         let (a, b) = self.as_mut_slices();
         let a_len = a.len();
@@ -107,6 +114,7 @@ where
     }
 
     /// Iterates over the reserved slots in order.
+    #[inline]
     pub fn iter_mut(
         &mut self,
     ) -> core::iter::Chain<core::slice::IterMut<'_, S::Item>, core::slice::IterMut<'_, S::Item>>
@@ -120,6 +128,7 @@ where
     /// # Panics
     ///
     /// If `src.len() != self.len()` (as `slice::copy_from_slice`).
+    #[inline]
     pub fn copy_from_slice(&mut self, src: &[S::Item])
     where
         S::Item: Copy,
@@ -136,6 +145,7 @@ where
     }
 
     /// Sets every reserved slot to `value`.
+    #[inline]
     pub fn fill(&mut self, value: S::Item)
     where
         S::Item: Clone,
@@ -146,10 +156,12 @@ where
     }
 
     /// Publishes the first `count` slots (clamped to the span length) and releases the rest.
+    #[inline]
     pub fn publish(mut self, count: usize) {
         self.finish(count.min(self.len));
     }
 
+    #[inline]
     fn finish(&mut self, count: usize) {
         if !self.done {
             self.done = true;
@@ -168,6 +180,7 @@ where
     R: Deref<Target = Ring<S, P, W, N>>,
 {
     type Target = [S::Item];
+    #[inline]
     fn deref(&self) -> &[S::Item] {
         self.as_slices().0
     }
@@ -180,6 +193,7 @@ where
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
+    #[inline]
     fn deref_mut(&mut self) -> &mut [S::Item] {
         self.as_mut_slices().0
     }
@@ -193,6 +207,7 @@ where
     R: Deref<Target = Ring<S, P, W, N>>,
 {
     type Output = S::Item;
+    #[inline]
     fn index(&self, i: usize) -> &S::Item {
         let (a, b) = self.as_slices();
         if i < a.len() {
@@ -210,6 +225,7 @@ where
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
+    #[inline]
     fn index_mut(&mut self, i: usize) -> &mut S::Item {
         let len = self.len;
         self.get_mut(i)
@@ -222,6 +238,7 @@ where
     R: Deref,
     R::Target: RingCore,
 {
+    #[inline]
     fn drop(&mut self) {
         if !self.done {
             self.done = true;

@@ -110,6 +110,7 @@ where
     /// [`ReserveError::Full`] (with the free count), [`ReserveError::TooLarge`] if
     /// `n > capacity`, [`ReserveError::Closed`]. Returns in bounded time: it never waits for
     /// another writer (a stalled claimer only holds back readers, never other claims).
+    #[inline]
     pub fn try_reserve(&mut self, n: usize) -> Result<WriteSpan<'_, R>, ReserveError> {
         let start = self.try_claim(n)?;
         Ok(WriteSpan::new(self, start, n))
@@ -121,6 +122,7 @@ where
     /// # Errors
     ///
     /// [`ReserveError::TooLarge`] if `n > capacity`, [`ReserveError::Closed`].
+    #[inline]
     pub fn reserve(&mut self, n: usize) -> Result<WriteSpan<'_, R>, ReserveError> {
         let start = self.claim_waiting(n, |w, ready| {
             w.wait_until(ready);
@@ -134,6 +136,7 @@ where
     /// # Errors
     ///
     /// As [`reserve`](Self::reserve), plus [`ReserveError::TimedOut`].
+    #[inline]
     pub fn reserve_timeout(
         &mut self,
         n: usize,
@@ -148,6 +151,7 @@ where
 
     /// Claims `n` slots, waiting through `wait` while the ring is full; `wait` returns `false`
     /// when it gave up.
+    #[inline]
     fn claim_waiting(
         &mut self,
         n: usize,
@@ -281,6 +285,7 @@ where
     R: Deref,
     R::Target: RingCore,
 {
+    #[inline]
     fn drop(&mut self) {
         self.ring.writer_dropped();
     }
