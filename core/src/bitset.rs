@@ -418,6 +418,17 @@ impl<S: AsRef<[AtomicUsize]>> AtomicBitset<S> {
             return;
         }
         let words = self.words.as_ref();
+        let offset = start % WORD_BITS;
+        if len <= WORD_BITS - offset && len <= self.len - start {
+            // The common case (a span of a few slots): one word, one mask, no iterator.
+            let mask = if len == WORD_BITS {
+                usize::MAX
+            } else {
+                ((1usize << len) - 1) << offset
+            };
+            op(&words[start / WORD_BITS], mask);
+            return;
+        }
         // Written as a subtraction so that nothing overflows even for huge lengths.
         let to_end = self.len - start;
         if len <= to_end {
