@@ -206,11 +206,13 @@ fn zero_capacity_is_a_typed_error() {
 
 #[test]
 fn a_larger_words_parameter_holds_larger_closures() {
-    let payload = [3u64; 7];
+    // Seven words of captures: more than the default 4-word slot, within 8 words on 32- and
+    // 64-bit targets alike.
+    let payload = [3usize; 7];
     let (dispatcher, mut poster) = Dispatcher::<u64, 8>::spawn_sized(2, 0).unwrap();
     for _ in 0..5 {
         poster
-            .post(move |sum: &mut u64| *sum += payload.iter().sum::<u64>())
+            .post(move |sum: &mut u64| *sum += payload.iter().sum::<usize>() as u64)
             .unwrap();
     }
     drop(poster);
