@@ -289,34 +289,45 @@ pub(crate) fn publish_multi<M: MultiClaim>(
     // SeqCst fence: the store-buffering hazard (module docs). Our mark is ordered before the
     // loads of the sweep, against every other publisher's fence.
     fence(Ordering::SeqCst);
-    sweep(m, layout, published);
+    sweep(m, layout, published, start);
 }
 
-/// Advances `published` over the run of marked slots, as far as it goes.
-pub(crate) fn sweep<M: MultiClaim>(m: &M, layout: &Layout, published: &Sequence) {
+/// Advances `published` over the run of marked slots, as far as it goes, starting from the
+/// guess `hint` (the publisher's own start: in the common case it is the published cursor, so
+/// the first CAS succeeds without loading the contended cursor line first).
+pub(crate) fn sweep<M: MultiClaim>(m: &M, layout: &Layout, published: &Sequence, hint: usize) {
+    let mut p = hint;
+    // Whether `p` is a value the cursor really had (read or written by us), not just the guess.
+    let mut fresh = false;
     loop {
-        // Acquire: not needed for data (that comes through the bits), but keeps the cursor and
-        // claim loads ordered after our fence on every architecture we argue about.
-        let p = published.load(Ordering::Acquire);
-        // Load the claim after `p`: claim ≥ published always, so the bound is never negative.
+        // Acquire: bounds the count; ordered after our fence. Claim ≥ published always, and our
+        // own claim ends after `hint`, so the bound is non-negative for both kinds of `p`.
         let c = m.claim().load(Ordering::Acquire);
         let limit = layout.distance(p, c);
-        if limit <= 0 {
-            return;
-        }
-        let run = m.published_run(layout, p, limit as usize);
+        let run = if limit > 0 {
+            m.published_run(layout, p, limit as usize)
+        } else {
+            0
+        };
         if run == 0 {
-            return;
+            if fresh {
+                return; // nothing marked at the real cursor: its owner will sweep
+            }
+            // Acquire: only the guess was empty (a later lap already reused our slots, or
+            // someone swept past them); look at the real cursor once.
+            p = published.load(Ordering::Acquire);
+            fresh = true;
+            continue;
         }
         // AcqRel: Release publishes every slot in the run to readers, which acquire
         // `published`; the slot writers' data reached us through the Acquire bit loads.
-        // On failure someone else moved the cursor: re-read and continue from there.
-        let _ = published.compare_exchange(
-            p,
-            layout.advance(p, run),
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        );
+        // On failure someone else moved the cursor: continue from the value it has.
+        let next = layout.advance(p, run);
+        p = match published.compare_exchange(p, next, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => next,
+            Err(actual) => actual,
+        };
+        fresh = true;
     }
 }
 
