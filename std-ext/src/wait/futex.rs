@@ -1,23 +1,26 @@
 //! [`FutexWait`]: parking on a Linux futex, with no syscall in `notify_all` when nobody sleeps.
 //!
-//! # Protocol (why no wake-up is lost)
+//! # Protocol (why no wake-up is lost, and why a burst of notifies costs one syscall)
 //!
-//! Waiter: (1) snapshot `epoch` (Acquire); (2) `waiters += 1`; (3) SeqCst fence; (4) final
-//! `ready()`; (5) `FUTEX_WAIT(epoch, snapshot)`, which sleeps only while `epoch` still equals
-//! the snapshot; (6) `waiters -= 1`; loop.
+//! The futex word holds an epoch (bits 1..) and a `SLEEPERS` flag (bit 0): "somebody may be
+//! asleep on the current value".
+//!
+//! Waiter: (1) load the word (Acquire); (2) if the flag is clear, set it with an RMW; (3) SeqCst
+//! fence; (4) final `ready()`; (5) `FUTEX_WAIT(word, value with the flag)`, which sleeps only while
+//! the word is still exactly that; loop.
 //! Notifier (called by the ring *after* the store that makes `ready()` true): (a) SeqCst fence;
-//! (b) if `waiters == 0` return — the no-syscall fast path; (c) `epoch += 1` (Release);
-//! (d) `FUTEX_WAKE(all)`.
+//! (b) load the word: flag clear → return, no syscall; (c) CAS it to (epoch + 1, flag clear)
+//! (Release) and, if that CAS won, (d) `FUTEX_WAKE(all)`. Later notifiers see the flag clear and
+//! skip the syscall until a waiter sets it again: a burst of publishes wakes sleepers once, not
+//! once per publish.
 //!
-//! (2)→(4) against store→(b) is the store-buffering pattern: each side stores one location and
-//! then loads the other, and Release/Acquire alone would let both loads miss both stores. The two
-//! SeqCst fences (3) and (a) are totally ordered: if (3) comes first, the load (b) sees our
-//! increment (it is not undone before (6)), so the notifier bumps the epoch and wakes; if (a)
-//! comes first, the load in (4) sees the ring's store and we do not sleep. When the notifier
-//! wakes: either our snapshot (1) already read its bump (c) — then Acquire/Release makes the
-//! ring's store visible to (4) — or it did not, and the kernel's futex check (5) sees the new
-//! epoch and returns at once, or it sleeps first and (d) wakes it (the kernel serialises the
-//! value check in WAIT against WAKE on the futex's hash bucket).
+//! (2)→(4) against store→(b) is the store-buffering pattern; the two SeqCst fences (3) and (a)
+//! are totally ordered. If (3) comes first, (b) sees our flag — or a value a later notifier
+//! already produced by clearing it, in which case our (5) returns at once (the word changed) and
+//! the next iteration runs the same argument again. If (a) comes first, (4) sees the ring's store
+//! and we do not sleep. A notifier that clears the flag always wakes: a waiter that reached (5)
+//! with the old value is woken by (d), or finds the word changed (the kernel serialises the value
+//! check in WAIT against WAKE on the futex's hash bucket).
 
 #![allow(clippy::disallowed_types)] // the futex word must be a real AtomicU32: its address goes to the kernel.
 
@@ -27,8 +30,13 @@ use std::time::Duration;
 use spanring_core::{WaitStrategy, WaitTimeout};
 
 use super::deadline::Deadline;
-use super::{spin_phase, Registration, DEFAULT_SPINS};
-use crate::sync::{fence, AtomicUsize, Ordering};
+use super::{spin_phase, DEFAULT_SPINS};
+use crate::sync::{fence, Ordering};
+
+/// Bit 0 of the futex word: somebody may be asleep on the current value.
+const SLEEPERS: u32 = 1;
+/// One epoch step (the epoch lives in bits 1..).
+const EPOCH: u32 = 2;
 
 /// Parks waiting threads on a Linux futex; the Linux [`BlockingWait`](crate::BlockingWait).
 ///
@@ -45,10 +53,9 @@ use crate::sync::{fence, AtomicUsize, Ordering};
 /// ```
 #[derive(Debug)]
 pub struct FutexWait {
-    /// Bumped by every `notify_all` that saw a waiter; the futex word.
-    epoch: AtomicU32,
-    /// Threads between registering and leaving the wait (may over-count briefly, never under).
-    waiters: AtomicUsize,
+    /// The futex word: epoch (bits 1..), bumped by every `notify_all` that found the
+    /// `SLEEPERS` flag (bit 0) set, and the flag.
+    word: AtomicU32,
     spins: u32,
 }
 
@@ -61,8 +68,7 @@ impl FutexWait {
     /// A strategy that checks `spins` times with a spin hint before parking.
     pub const fn with_spins(spins: u32) -> Self {
         Self {
-            epoch: AtomicU32::new(0),
-            waiters: AtomicUsize::new(0),
+            word: AtomicU32::new(0),
             spins,
         }
     }
@@ -72,11 +78,14 @@ impl FutexWait {
             return true;
         }
         loop {
-            // (1) Acquire: pairs with the Release bump in `notify_all`, so a snapshot that already
+            // (1) Acquire: pairs with the Release bump in `notify_all`, so a value that already
             // includes a notifier's bump also shows us the store it notified about.
-            let seen = self.epoch.load(Ordering::Acquire);
-            // (2) counted until `registration` drops, at the end of this iteration.
-            let registration = Registration::new(&self.waiters);
+            let mut seen = self.word.load(Ordering::Acquire);
+            if seen & SLEEPERS == 0 {
+                // (2) AcqRel RMW: announce a sleeper on this epoch (and take the newest value,
+                // should a notifier have bumped it since the load).
+                seen = self.word.fetch_or(SLEEPERS, Ordering::AcqRel) | SLEEPERS;
+            }
             // (3) SeqCst: pairs with the fence in `notify_all` (store-buffering, see module docs).
             fence(Ordering::SeqCst);
             if ready() {
@@ -84,10 +93,8 @@ impl FutexWait {
             }
             match deadline.remaining() {
                 Some(Duration::ZERO) => return ready(), // final check at/after the deadline
-                left => futex_wait(&self.epoch, seen, left),
+                left => futex_wait(&self.word, seen, left),
             }
-            // (6)
-            drop(registration);
             // Woken, timed out, interrupted or spurious: go round and check again.
         }
     }
@@ -106,15 +113,25 @@ impl WaitStrategy for FutexWait {
 
     fn notify_all(&self) {
         // (a) SeqCst: pairs with the waiter's fence (3); orders the caller's earlier store before
-        // the load of `waiters` below (see module docs).
+        // the load below (see module docs).
         fence(Ordering::SeqCst);
         // (b) Relaxed: the fence above does the ordering.
-        if self.waiters.load(Ordering::Relaxed) == 0 {
-            return;
+        let word = self.word.load(Ordering::Relaxed);
+        if word & SLEEPERS == 0 {
+            return; // nobody asleep, or already being woken: no syscall
         }
-        // (c) Release: pairs with the waiter's Acquire snapshot (1).
-        self.epoch.fetch_add(1, Ordering::Release);
-        futex_wake_all(&self.epoch);
+        // (c) Release: pairs with the waiter's Acquire load (1). Only the notifier whose CAS
+        // clears the flag wakes; a failed CAS means another notifier just did (or a waiter
+        // re-set an already-set flag, which leaves the value unchanged and cannot fail it).
+        let next = (word & !SLEEPERS).wrapping_add(EPOCH);
+        if self
+            .word
+            .compare_exchange(word, next, Ordering::Release, Ordering::Relaxed)
+            .is_ok()
+        {
+            // (d)
+            futex_wake_all(&self.word);
+        }
     }
 }
 
