@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 use spanring::std_ext::{BlockingWait, DoubleMapped, HeapStorage, YieldWait};
 use spanring::sync::AtomicUsize;
 use spanring::{
-    words_for, Backoff, BusySpin, MultiProducer, Producer, Ring, SingleProducer, Storage,
+    multi_words, Backoff, BusySpin, MultiProducer, Producer, Ring, SingleProducer, Storage,
     WaitStrategy,
 };
 
@@ -135,7 +135,7 @@ fn repeat(reps: usize, mut once: impl FnMut() -> Rep) -> Stats {
 }
 
 fn bits(capacity: usize) -> Vec<AtomicUsize> {
-    (0..words_for(capacity))
+    (0..multi_words(capacity))
         .map(|_| AtomicUsize::new(0))
         .collect()
 }

@@ -14,7 +14,7 @@ use async_support::tag;
 use spanring::std_ext::HeapStorage;
 use spanring::sync::AtomicUsize;
 use spanring::{
-    words_for, AsyncWait, InlineStorage, MultiProducer, ReadError, Reader, Ring, SingleProducer,
+    multi_words, AsyncWait, InlineStorage, MultiProducer, ReadError, Reader, Ring, SingleProducer,
     Writer,
 };
 
@@ -143,7 +143,7 @@ async fn select_against_timers() {
     const PRODUCERS: usize = 3;
     const ITEMS: u64 = 20_000;
     let capacity = 16;
-    let bits: Box<[AtomicUsize]> = (0..words_for(capacity))
+    let bits: Box<[AtomicUsize]> = (0..multi_words(capacity))
         .map(|_| AtomicUsize::new(0))
         .collect();
     let ring: Arc<MpRing> = Arc::new(

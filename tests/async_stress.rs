@@ -11,7 +11,7 @@ use std::time::Duration;
 use async_support::{consume, produce};
 use spanring::std_ext::HeapStorage;
 use spanring::sync::AtomicUsize;
-use spanring::{words_for, AsyncWait, MultiProducer, Reader, Ring, SingleProducer, Writer};
+use spanring::{multi_words, AsyncWait, MultiProducer, Reader, Ring, SingleProducer, Writer};
 
 type MpRing = Ring<HeapStorage<u64>, MultiProducer<Box<[AtomicUsize]>>, AsyncWait<4>, 8>;
 type SpRing = Ring<HeapStorage<u64>, SingleProducer, AsyncWait<4>, 8>;
@@ -26,7 +26,7 @@ fn items(default: u64) -> u64 {
 }
 
 async fn run_multi(producers: usize, readers: usize, capacity: usize, chunk: usize, items: u64) {
-    let bits: Box<[AtomicUsize]> = (0..words_for(capacity))
+    let bits: Box<[AtomicUsize]> = (0..multi_words(capacity))
         .map(|_| AtomicUsize::new(0))
         .collect();
     let ring: Arc<MpRing> = Arc::new(

@@ -8,7 +8,7 @@ mod common;
 
 use spanring::std_ext::{DoubleMapped, HeapStorage, YieldWait};
 use spanring::sync::AtomicUsize;
-use spanring::{words_for, MultiProducer, Reader, Ring, SingleProducer, Storage, Writer};
+use spanring::{multi_words, MultiProducer, Reader, Ring, SingleProducer, Storage, Writer};
 
 const PRODUCERS: [usize; 3] = [1, 2, 4];
 const CONSUMERS: [usize; 3] = [1, 2, 4];
@@ -44,7 +44,7 @@ fn multi<S: Storage<Item = u64> + Sync>(make: impl Fn() -> S) {
             for consumers in CONSUMERS {
                 for chunk in CHUNKS {
                     let storage = make();
-                    let bits: Vec<AtomicUsize> = (0..words_for(storage.capacity()))
+                    let bits: Vec<AtomicUsize> = (0..multi_words(storage.capacity()))
                         .map(|_| AtomicUsize::new(0))
                         .collect();
                     let ring: MpRing<S> =
@@ -115,7 +115,7 @@ fn multi_producer_partial_publish() {
     for producers in [1, 2, 4] {
         for chunk in [1, 7, 64] {
             let storage = heap(256);
-            let bits: Vec<AtomicUsize> = (0..words_for(storage.capacity()))
+            let bits: Vec<AtomicUsize> = (0..multi_words(storage.capacity()))
                 .map(|_| AtomicUsize::new(0))
                 .collect();
             let ring: MpRing<_> =

@@ -20,11 +20,26 @@
 //! - **Bound.** The sweep never counts past the claim cursor: unclaimed (or given-back) slots
 //!   hold the previous lap's mark and so read as unpublished anyway, and the bound makes that
 //!   independent of how the slot was last used.
+//! - **Skipped slots.** A partial publish that cannot give its tail back (a later claim exists)
+//!   publishes the tail as *skipped*: a second bit per slot, written by the slot's claimant once
+//!   per lap before the slot is marked published, says "skip" or "read" for that lap (lap parity
+//!   again, so it never needs clearing). Readers consult it only for slots below the published
+//!   cursor, whose bits are therefore always current. No list, no bound, nothing to wait for: a
+//!   partial publish can never hang the ring (the GNU Radio 4 hang) nor wait for room.
 
 use crate::bitset::AtomicBitset;
-use crate::holes::{Hole, Holes};
 use crate::sync::{fence, AtomicBool, AtomicUsize, Ordering};
 use crate::{Layout, Sequence};
+
+/// Words of bitset storage a multi-producer ring of `capacity` slots needs: two bits a slot
+/// (published, skipped), i.e. [`words_for`](crate::words_for)`(2 × capacity)`.
+///
+/// ```
+/// assert_eq!(spanring_core::multi_words(32), 64 / usize::BITS as usize);
+/// ```
+pub const fn multi_words(capacity: usize) -> usize {
+    crate::bitset::words_for(capacity.saturating_mul(2))
+}
 
 mod sealed {
     pub trait Sealed {}
@@ -47,7 +62,11 @@ pub trait Producer: sealed::Sealed {
 #[doc(hidden)]
 pub trait MultiClaim {
     fn claim(&self) -> &Sequence;
-    fn holes(&self) -> &Holes;
+    /// Marks `[start, start + n)` as skipped (or as data) for their laps.
+    fn mark_skip(&self, layout: &Layout, start: usize, n: usize, skipped: bool);
+    /// Length of the run of slots from `from` (at most `limit`, all published) that are data
+    /// (`skipped == false`) or skipped (`true`).
+    fn skip_run(&self, layout: &Layout, from: usize, limit: usize, skipped: bool) -> usize;
     /// Sets every bit so that the slots read as "not yet published" for the lap of the cursor
     /// that will next use them, starting at `start`.
     fn init_bits(&self, layout: &Layout, start: usize);
@@ -116,7 +135,10 @@ impl MultiClaim for NoMulti {
     fn claim(&self) -> &Sequence {
         match *self {}
     }
-    fn holes(&self) -> &Holes {
+    fn mark_skip(&self, _: &Layout, _: usize, _: usize, _: bool) {
+        match *self {}
+    }
+    fn skip_run(&self, _: &Layout, _: usize, _: usize, _: bool) -> usize {
         match *self {}
     }
     fn init_bits(&self, _: &Layout, _: usize) {
@@ -131,15 +153,15 @@ impl MultiClaim for NoMulti {
 }
 
 /// Any number of writers (the handle is `Clone`), claiming ranges with a CAS and publishing out
-/// of order through a bitset with one bit per slot, stored in `B`: an inline
-/// `[AtomicUsize; W]` (W = [`words_for`](crate::words_for)`(capacity)`) or borrowed
-/// `&[AtomicUsize]`.
+/// of order through a bitset with two bits per slot (published, skipped), stored in `B`: an
+/// inline `[AtomicUsize; W]` (W = [`multi_words`](crate::multi_words)`(capacity)`), a boxed
+/// slice, or borrowed `&[AtomicUsize]`.
 ///
 /// ```
 /// use spanring_core::sync::AtomicUsize;
 /// use spanring_core::{MultiProducer, Ring, SliceStorage};
 /// let mut memory = [0u32; 100];
-/// let bits: [AtomicUsize; 2] = Default::default(); // 128 bits ≥ 100 slots
+/// let bits: [AtomicUsize; spanring_core::multi_words(100)] = Default::default(); // 2 bits a slot
 /// let ring = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
 /// let (a, b) = (ring.writer().unwrap(), ring.writer().unwrap());
 /// # drop((a, b));
@@ -147,16 +169,37 @@ impl MultiClaim for NoMulti {
 #[derive(Debug)]
 pub struct MultiProducer<B: AsRef<[AtomicUsize]>> {
     claim: Sequence,
+    /// Bits `0..capacity`: published marks; bits `capacity..2 × capacity`: skip marks.
     bits: AtomicBitset<B>,
-    holes: Holes,
+    capacity: usize,
 }
 
 impl<B: AsRef<[AtomicUsize]>> MultiProducer<B> {
-    pub(crate) fn new(bits: AtomicBitset<B>, start: usize) -> Self {
+    pub(crate) fn new(bits: AtomicBitset<B>, capacity: usize, start: usize) -> Self {
         Self {
             claim: Sequence::new(start),
             bits,
-            holes: Holes::default(),
+            capacity,
+        }
+    }
+
+    /// Skip bit of a slot index: "data" for a lap is the lap's parity (0 on even laps, 1 on
+    /// odd ones), "skipped" the other value.
+    #[inline]
+    fn skip_part(&self, index: usize, n: usize, odd_lap: bool, skipped: bool) {
+        if odd_lap != skipped {
+            self.bits.set_range(self.capacity + index, n);
+        } else {
+            self.bits.reset_range(self.capacity + index, n);
+        }
+    }
+
+    #[inline]
+    fn skip_count(&self, index: usize, max: usize, odd_lap: bool, skipped: bool) -> usize {
+        if odd_lap != skipped {
+            self.bits.count_ones_from(self.capacity + index, max)
+        } else {
+            self.bits.count_zeros_from(self.capacity + index, max)
         }
     }
 
@@ -201,8 +244,26 @@ impl<B: AsRef<[AtomicUsize]>> MultiClaim for MultiProducer<B> {
     }
 
     #[inline]
-    fn holes(&self) -> &Holes {
-        &self.holes
+    fn mark_skip(&self, layout: &Layout, start: usize, n: usize, skipped: bool) {
+        let i = layout.index(start);
+        let odd = layout.odd_lap(start);
+        let first = n.min(layout.capacity() - i);
+        self.skip_part(i, first, odd, skipped);
+        if n > first {
+            self.skip_part(0, n - first, !odd, skipped);
+        }
+    }
+
+    #[inline]
+    fn skip_run(&self, layout: &Layout, from: usize, limit: usize, skipped: bool) -> usize {
+        let i = layout.index(from);
+        let odd = layout.odd_lap(from);
+        let first_max = limit.min(layout.capacity() - i);
+        let run = self.skip_count(i, first_max, odd, skipped);
+        if run < first_max || run == limit {
+            return run;
+        }
+        run + self.skip_count(0, limit - run, !odd, skipped)
     }
 
     fn init_bits(&self, layout: &Layout, start: usize) {
@@ -248,7 +309,7 @@ impl<B: AsRef<[AtomicUsize]>> MultiClaim for MultiProducer<B> {
 }
 
 /// Multi-producer publication of `[start, start + count)` out of `reserved` claimed slots:
-/// gives back or records as a hole what is not published, marks, then sweeps. Returns nothing:
+/// gives back or marks as skipped (a hole) what is not published, marks, then sweeps. Returns nothing:
 /// whoever completes the contiguous prefix advances `published`.
 pub(crate) fn publish_multi<M: MultiClaim>(
     m: &M,
@@ -257,7 +318,6 @@ pub(crate) fn publish_multi<M: MultiClaim>(
     start: usize,
     reserved: usize,
     count: usize,
-    mut wait_for_hole_room: impl FnMut(),
 ) {
     let mut to_mark = count;
     if count < reserved {
@@ -272,18 +332,19 @@ pub(crate) fn publish_multi<M: MultiClaim>(
             .compare_exchange(end, kept_end, Ordering::Release, Ordering::Relaxed)
             .is_ok();
         if !gave_back {
-            // A later claim exists: publish the tail as a hole, recorded before it is marked.
-            while !m.holes().try_push(Hole {
-                start: kept_end,
-                end,
-            }) {
-                wait_for_hole_room();
-            }
+            // A later claim exists: the tail is published as skipped slots. The skip marks are
+            // Release RMWs sequenced before the publish marks below, so a reader that acquires
+            // a published cursor covering them sees them.
+            m.mark_skip(layout, kept_end, reserved - count, true);
             to_mark = reserved;
         }
     }
     if to_mark == 0 {
         return;
+    }
+    if count > 0 {
+        // Every slot's skip bit is written once per lap by its claimant (here: "data").
+        m.mark_skip(layout, start, count, false);
     }
     m.mark(layout, start, to_mark);
     // SeqCst fence: the store-buffering hazard (module docs). Our mark is ordered before the

@@ -19,9 +19,9 @@ pub enum CapacityError {
         /// The largest supported capacity.
         max: usize,
     },
-    /// The multi-producer bitset storage holds fewer bits than the ring has slots.
+    /// The multi-producer bitset storage holds fewer bits than the ring needs (two a slot).
     BitsetTooSmall {
-        /// Bits needed (the capacity).
+        /// Bits needed (twice the capacity).
         needed: usize,
         /// Bits the storage holds.
         available: usize,
@@ -37,7 +37,7 @@ impl fmt::Display for CapacityError {
             }
             Self::BitsetTooSmall { needed, available } => write!(
                 f,
-                "multi-producer bitset holds {available} bits but the ring has {needed} slots"
+                "multi-producer bitset holds {available} bits but the ring needs {needed} (two a slot)"
             ),
         }
     }

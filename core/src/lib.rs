@@ -64,10 +64,10 @@
 //!
 //! ```
 //! use spanring_core::sync::AtomicUsize;
-//! use spanring_core::{words_for, Ring, SliceStorage};
+//! use spanring_core::{multi_words, Ring, SliceStorage};
 //!
 //! let mut memory = vec![0u64; 1024];
-//! let bits: Vec<AtomicUsize> = (0..words_for(1024)).map(|_| AtomicUsize::new(0)).collect();
+//! let bits: Vec<AtomicUsize> = (0..multi_words(1024)).map(|_| AtomicUsize::new(0)).collect();
 //! let ring = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
 //! let readers: Vec<_> = (0..2).map(|_| ring.reader().unwrap()).collect();
 //! let writers: Vec<_> = (0..2).map(|_| ring.writer().unwrap()).collect();
@@ -116,7 +116,6 @@ pub mod sequence;
 mod cache_padded;
 mod claim;
 mod error;
-mod holes;
 mod layout;
 mod read_span;
 mod reader;
@@ -128,9 +127,8 @@ mod write_span;
 mod writer;
 
 pub use cache_padded::CachePadded;
-pub use claim::{MultiProducer, Producer, SingleProducer};
+pub use claim::{multi_words, MultiProducer, Producer, SingleProducer};
 pub use error::{AttachError, CapacityError, ReadError, ReserveError};
-pub use holes::MAX_HOLES;
 pub use layout::Layout;
 pub use read_span::ReadSpan;
 pub use reader::Reader;

@@ -5,7 +5,6 @@ use core::time::Duration;
 
 use crate::claim::{MultiClaim, Producer};
 use crate::error::{AttachError, ReadError};
-use crate::holes::HoleCheck;
 use crate::ring::RingCore;
 use crate::sync::Ordering;
 use crate::{ReadSpan, Ring, Storage, WaitStrategy, WaitTimeout};
@@ -102,7 +101,9 @@ where
     /// Published items not yet consumed by this reader (a snapshot; on a multi-producer ring
     /// it may include skipped hole slots, which reads never return).
     pub fn available(&mut self) -> usize {
-        refresh(&self.ring, &mut self.pos)
+        // Acquire: as in `refresh`; not cached, since skipped slots are counted here.
+        let published = self.ring.published.load(Ordering::Acquire);
+        self.ring.layout.distance(self.pos.cursor, published).max(0) as usize
     }
 
     /// Up to `max` published items, without waiting.
@@ -113,7 +114,7 @@ where
     /// closed and this reader has read everything.
     #[inline]
     pub fn try_read(&mut self, max: usize) -> Result<ReadSpan<'_, R>, ReadError> {
-        let n = match self.known_ready(1, max) {
+        let n = match self.known_ready(max) {
             Some(n) => n,
             None => poll(&self.ring, &mut self.pos, max)?.count,
         };
@@ -175,17 +176,17 @@ where
         Ok(ReadSpan::new(self, n))
     }
 
-    /// The fast path of every read: `want` items already known to be published (no atomic
-    /// access at all on a single-producer ring; one load of the hole count on a
-    /// multi-producer ring). Returns how many to show, at most `max`.
+    /// The fast path of every read: `max` items already known to be published (no atomic
+    /// access, on a single-producer ring or a multi-producer one: `ready` is capped at the
+    /// first skipped slot). Returns how
+    /// many to show, at most `max`.
     #[inline(always)]
-    fn known_ready(&self, want: usize, max: usize) -> Option<usize> {
+    fn known_ready(&self, max: usize) -> Option<usize> {
+        // `ready` never reaches past a skipped slot: `poll` caps it at the first one.
+        // Only when it covers the whole request: a read returns what is published *now* (up to
+        // `max`), so a cache that covers less sends us to the cursor.
         let ready = self.pos.ready;
-        let no_holes = match self.ring.producer.multi() {
-            None => true,
-            Some(m) => !m.holes().any(),
-        };
-        (ready >= want && max > 0 && no_holes).then(|| ready.min(max))
+        (ready >= max && max > 0).then_some(max)
     }
 
     /// Waits (through `wait`) until `want` items are readable or no more can come; returns
@@ -198,7 +199,7 @@ where
         wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
     ) -> Result<usize, ReadError> {
         let want = want.min(max).max(1);
-        if let Some(n) = self.known_ready(want, max) {
+        if let Some(n) = self.known_ready(max) {
             return Ok(n);
         }
         let ring = &*self.ring;
@@ -259,7 +260,8 @@ fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
 ) -> Result<Polled, ReadError> {
     loop {
         let mut available = pos.ready;
-        if available < max {
+        // (`max(1)`: even a zero-item read must know whether anything is there.)
+        if available < max.max(1) {
             available = refresh(ring, pos);
             if available == 0 {
                 // Closed, then the cursor once more: `close` happens after the last
@@ -276,25 +278,19 @@ fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
         }
         let mut cut_by_hole = false;
         if let Some(m) = ring.producer.multi() {
-            if m.holes().any() {
-                let layout = &ring.layout;
-                match m
-                    .holes()
-                    .check(pos.cursor, available, |a, b| layout.distance(a, b))
-                {
-                    HoleCheck::SkipTo(end) => {
-                        let skipped = layout.distance(pos.cursor, end).max(0) as usize;
-                        // A hole can reach past the published cursor while its marks are
-                        // still being swept: never count below zero.
-                        advance(ring, pos, end, skipped);
-                        continue;
-                    }
-                    HoleCheck::Read(limit) => {
-                        cut_by_hole = limit < available;
-                        available = limit;
-                    }
-                }
+            // Slots below the published cursor carry current skip marks (written before their
+            // publish marks, which we acquired through the cursor).
+            let layout = &ring.layout;
+            let data = m.skip_run(layout, pos.cursor, available, false);
+            if data == 0 {
+                // At skipped slots (a partial publish behind a later claim): pass them.
+                let skipped = m.skip_run(layout, pos.cursor, available, true);
+                advance(ring, pos, layout.advance(pos.cursor, skipped), skipped);
+                continue;
             }
+            cut_by_hole = data < available;
+            available = data;
+            pos.ready = data; // the fast path must not run past the skipped slots
         }
         return Ok(Polled {
             count: available.min(max),

@@ -120,7 +120,7 @@ impl<T, const N: usize> Ring<InlineStorage<T, N>> {
 impl<S: Storage, B: AsRef<[AtomicUsize]>> Ring<S, MultiProducer<B>> {
     /// A multi-producer ring over `storage` with default wait strategy and reader capacity,
     /// tracking out-of-order publication in `bits` (at least one bit per slot:
-    /// [`words_for`](crate::words_for)`(capacity)` words). For other parameters name the type
+    /// [`multi_words`](crate::multi_words)`(capacity)` words: two bits a slot). For other parameters name the type
     /// and use [`new_multi_starting_at`](Ring::new_multi_starting_at).
     ///
     /// # Errors
@@ -168,13 +168,10 @@ impl<S: Storage, B: AsRef<[AtomicUsize]>, W: WaitStrategy + Default, const READE
     pub fn new_multi_starting_at(storage: S, bits: B, start: usize) -> Result<Self, CapacityError> {
         Self::build(storage, start, move |layout, start| {
             let available = bits.as_ref().len() * usize::BITS as usize;
-            let bitset = AtomicBitset::with_len(bits, layout.capacity()).map_err(|_| {
-                CapacityError::BitsetTooSmall {
-                    needed: layout.capacity(),
-                    available,
-                }
-            })?;
-            let producer = MultiProducer::new(bitset, start);
+            let needed = 2 * layout.capacity(); // published + skipped, per slot
+            let bitset = AtomicBitset::with_len(bits, needed)
+                .map_err(|_| CapacityError::BitsetTooSmall { needed, available })?;
+            let producer = MultiProducer::new(bitset, layout.capacity(), start);
             producer.init_bits(layout, start);
             Ok(producer)
         })
@@ -304,14 +301,10 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
         }
     }
 
-    /// Frees slots behind the readers (multi-producer rings also forget holes every reader is
-    /// past) and returns the new minimum if the scan was clean.
+    /// Rescans the readers; returns the new minimum if the scan was clean.
+    #[inline]
     pub(crate) fn refresh_min(&self) -> Option<usize> {
-        let min = self.readers.refresh_min(self.published.as_atomic())?;
-        if let Some(m) = self.producer.multi() {
-            m.holes().forget_before(min);
-        }
-        Some(min)
+        self.readers.refresh_min(self.published.as_atomic())
     }
 }
 
@@ -403,11 +396,6 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
                     start,
                     reserved,
                     count,
-                    || {
-                        // The hole list is full: let readers pass older holes first.
-                        self.refresh_min();
-                        crate::sync::spin_loop();
-                    },
                 );
             }
         }

@@ -14,8 +14,9 @@ use crate::{DoubleMappedStorage, Ring, Storage, WaitStrategy, Writer};
 /// **Publishing.** Dropping the span publishes every reserved slot. [`publish`](Self::publish)
 /// publishes only the first `k` and releases the rest: a single-producer ring simply reuses
 /// them; a multi-producer ring gives them back if this is still the newest claim, and
-/// otherwise publishes them as a *hole* that readers skip without seeing (so the ring never
-/// stalls on a partial publish, the GNU Radio 4 hang).
+/// otherwise publishes them as *skipped* slots (a "hole": a per-slot skip bit, no list, no
+/// bound) that readers pass without seeing, so the ring never stalls on a partial publish (the
+/// GNU Radio 4 hang) and publishing never waits.
 ///
 /// **Panics.** With the `std` feature, a span dropped while its thread is panicking publishes
 /// nothing (as `publish(0)`), so half-written slots are never seen. Without `std` there is no

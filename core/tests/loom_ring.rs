@@ -104,7 +104,7 @@ fn two_producers_out_of_order_one_reader() {
 #[test]
 fn two_producers_out_of_order_across_bitset_words() {
     const B: usize = usize::BITS as usize;
-    two_producers_out_of_order::<{ 2 * B }, 2>(B - 1);
+    two_producers_out_of_order::<{ 2 * B }, 4>(B - 1); // 4 words: two bits a slot
 }
 
 /// A reader reads concurrently with the two producers: it never sees an unpublished slot

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{
-    words_for, AttachError, ReadError, Reader, ReserveError, Ring, SliceStorage, Writer,
+    multi_words, AttachError, ReadError, Reader, ReserveError, Ring, SliceStorage, Writer,
 };
 
 const READERS: usize = 4; // the ring's default reader capacity
@@ -263,7 +263,7 @@ proptest! {
         ops in proptest::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 120 }),
     ) {
         let start = if near_max { usize::MAX - 6 } else { 0 };
-        let bits: Vec<AtomicUsize> = (0..words_for(capacity)).map(|_| AtomicUsize::new(0)).collect();
+        let bits: Vec<AtomicUsize> = (0..multi_words(capacity)).map(|_| AtomicUsize::new(0)).collect();
         let bits = &bits[..];
         run(capacity, start, &ops, |m| Ring::new_multi_starting_at(SliceStorage::new(m), bits, start).unwrap());
     }

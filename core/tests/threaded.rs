@@ -7,7 +7,7 @@ use core::ops::Deref;
 use spanring_core::sync::AtomicUsize;
 use spanring_core::WaitStrategy;
 use spanring_core::{
-    words_for, MultiProducer, Producer, ReadError, Reader, Ring, SingleProducer, SliceStorage,
+    multi_words, MultiProducer, Producer, ReadError, Reader, Ring, SingleProducer, SliceStorage,
     Storage, Writer,
 };
 
@@ -86,7 +86,7 @@ fn single_producer_two_readers() {
 #[test]
 fn multi_producer_two_writers_two_readers() {
     let mut memory = vec![0u32; 12];
-    let bits: Vec<AtomicUsize> = (0..words_for(12)).map(|_| AtomicUsize::new(0)).collect();
+    let bits: Vec<AtomicUsize> = (0..multi_words(12)).map(|_| AtomicUsize::new(0)).collect();
     let ring: Ring<_, MultiProducer<_>, Yield, 4> =
         Ring::new_multi_starting_at(SliceStorage::new(&mut memory), &bits[..], usize::MAX - 20)
             .unwrap();

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{
-    words_for, ByMut, CapacityError, MultiProducer, Producer, Ring, SendCallbackSlot,
+    multi_words, ByMut, CapacityError, MultiProducer, Producer, Ring, SendCallbackSlot,
     SingleProducer,
 };
 
@@ -63,7 +63,7 @@ impl PosterKind for Multi {
         capacity: usize,
     ) -> Result<Arc<EventRing<Ctx, WORDS, Self>>, CapacityError> {
         let storage = HeapStorage::with_capacity(capacity).map_err(|_| CapacityError::Zero)?;
-        let bits: Box<[AtomicUsize]> = (0..words_for(capacity))
+        let bits: Box<[AtomicUsize]> = (0..multi_words(capacity))
             .map(|_| AtomicUsize::new(0))
             .collect();
         Ok(Arc::new(Ring::new_multi_starting_at(storage, bits, 0)?))

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{
-    words_for, AttachError, CapacityError, Producer, Ring, SingleProducer, Storage, WaitStrategy,
+    multi_words, AttachError, CapacityError, Producer, Ring, SingleProducer, Storage, WaitStrategy,
     Writer,
 };
 
@@ -209,7 +209,7 @@ impl OwnedProducer for OwnedMultiProducer {
         storage: S,
         start: usize,
     ) -> Result<Ring<S, Self, W, READERS>, CapacityError> {
-        let bits: Box<[AtomicUsize]> = (0..words_for(storage.capacity()))
+        let bits: Box<[AtomicUsize]> = (0..multi_words(storage.capacity()))
             .map(|_| AtomicUsize::new(0))
             .collect();
         Ring::new_multi_starting_at(storage, bits, start)

@@ -31,7 +31,7 @@
 //! | call                                   | memory                                   | producers |
 //! |----------------------------------------|------------------------------------------|-----------|
 //! | [`portable::<T>(n)`](portable)         | [`HeapStorage`], any `T: Default`        | one       |
-//! | `portable::<T>(n).multi_producer()`    | same, plus a `words_for(n)`-word bitset  | many      |
+//! | `portable::<T>(n).multi_producer()`    | same, plus a `multi_words(n)`-word bitset  | many      |
 //! | [`mapped::<T>(n)`](mapped) (unix)      | [`DoubleMapped`](crate::DoubleMapped), `T: Copy + Zeroable`, contiguous spans | one |
 //! | `mapped::<T>(n).multi_producer()`      | same, plus the bitset                    | many      |
 //!
@@ -76,7 +76,7 @@ pub use builder::{portable, Buffer, BuildError, OwnedProducer, OwnedStorage};
 pub use reader::OwnedReader;
 
 /// The multi-producer kind of owned buffers: out-of-order publication is tracked in a heap
-/// bitset of [`words_for`](spanring_core::words_for)`(capacity)` words.
+/// bitset of [`multi_words`](spanring_core::multi_words)`(capacity)` words.
 pub type OwnedMultiProducer = MultiProducer<Box<[AtomicUsize]>>;
 
 /// The ring inside an owned buffer, shared by all its handles.
