@@ -21,10 +21,11 @@
 //!   hold the previous lap's mark and so read as unpublished anyway, and the bound makes that
 //!   independent of how the slot was last used.
 //! - **Skipped slots.** A partial publish that cannot give its tail back (a later claim exists)
-//!   publishes the tail as *skipped*: a second bit per slot, written by the slot's claimant once
-//!   per lap before the slot is marked published, says "skip" or "read" for that lap (lap parity
-//!   again, so it never needs clearing). Readers consult it only for slots below the published
-//!   cursor, whose bits are therefore always current. No list, no bound, nothing to wait for: a
+//!   publishes the tail as *skipped*: a second bit per slot, set before the slot is marked
+//!   published. The next claimant of a slot resets a leftover set bit before it publishes (only
+//!   a load when there is none, the common case); that cannot erase a newer mark, because the
+//!   slot's next lap is claimed only after every reader passed it. Readers consult the bit
+//!   only for slots below the published cursor, whose bits are therefore always current. No list, no bound, nothing to wait for: a
 //!   partial publish can never hang the ring (the GNU Radio 4 hang) nor wait for room.
 
 use crate::bitset::AtomicBitset;
@@ -183,23 +184,27 @@ impl<B: AsRef<[AtomicUsize]>> MultiProducer<B> {
         }
     }
 
-    /// Skip bit of a slot index: "data" for a lap is the lap's parity (0 on even laps, 1 on
-    /// odd ones), "skipped" the other value.
+    /// Skip bit of a slot index: 1 = skipped, 0 = data. Marking data costs only a load in the
+    /// common case: the bit is reset only if a previous lap's hole left it set. That reset is
+    /// safe (no late clear can erase a newer mark): the claimant owns the slot until it
+    /// publishes, and the next lap's claim of the slot happens after every reader passed it.
     #[inline]
-    fn skip_part(&self, index: usize, n: usize, odd_lap: bool, skipped: bool) {
-        if odd_lap != skipped {
-            self.bits.set_range(self.capacity + index, n);
-        } else {
-            self.bits.reset_range(self.capacity + index, n);
+    fn skip_part(&self, index: usize, n: usize, skipped: bool) {
+        let at = self.capacity + index;
+        if skipped {
+            self.bits.set_range(at, n);
+        } else if self.bits.count_zeros_from(at, n) < n {
+            self.bits.reset_range(at, n);
         }
     }
 
     #[inline]
-    fn skip_count(&self, index: usize, max: usize, odd_lap: bool, skipped: bool) -> usize {
-        if odd_lap != skipped {
-            self.bits.count_ones_from(self.capacity + index, max)
+    fn skip_count(&self, index: usize, max: usize, skipped: bool) -> usize {
+        let at = self.capacity + index;
+        if skipped {
+            self.bits.count_ones_from(at, max)
         } else {
-            self.bits.count_zeros_from(self.capacity + index, max)
+            self.bits.count_zeros_from(at, max)
         }
     }
 
@@ -246,24 +251,22 @@ impl<B: AsRef<[AtomicUsize]>> MultiClaim for MultiProducer<B> {
     #[inline]
     fn mark_skip(&self, layout: &Layout, start: usize, n: usize, skipped: bool) {
         let i = layout.index(start);
-        let odd = layout.odd_lap(start);
         let first = n.min(layout.capacity() - i);
-        self.skip_part(i, first, odd, skipped);
+        self.skip_part(i, first, skipped);
         if n > first {
-            self.skip_part(0, n - first, !odd, skipped);
+            self.skip_part(0, n - first, skipped);
         }
     }
 
     #[inline]
     fn skip_run(&self, layout: &Layout, from: usize, limit: usize, skipped: bool) -> usize {
         let i = layout.index(from);
-        let odd = layout.odd_lap(from);
         let first_max = limit.min(layout.capacity() - i);
-        let run = self.skip_count(i, first_max, odd, skipped);
+        let run = self.skip_count(i, first_max, skipped);
         if run < first_max || run == limit {
             return run;
         }
-        run + self.skip_count(0, limit - run, !odd, skipped)
+        run + self.skip_count(0, limit - run, skipped)
     }
 
     fn init_bits(&self, layout: &Layout, start: usize) {
@@ -343,7 +346,7 @@ pub(crate) fn publish_multi<M: MultiClaim>(
         return;
     }
     if count > 0 {
-        // Every slot's skip bit is written once per lap by its claimant (here: "data").
+        // A leftover skip bit from this slot's previous lap is cleared (a load when none).
         m.mark_skip(layout, start, count, false);
     }
     m.mark(layout, start, to_mark);
