@@ -7,7 +7,8 @@
 #   bash ci/test.sh fmt clippy unit # only these steps, in the order given
 #   bash ci/test.sh --list          # the step names
 #
-# Prerequisites (targets, nightly components, qemu, cross gcc): `bash ci/install.sh`.
+# Prerequisites (targets, nightly components, qemu, cross gcc) come from `bash ci/install.sh`,
+# which this script runs first.
 # SPANRING_SOAK is never set here: the soak is run by hand (README.md, Testing).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -35,6 +36,14 @@ for s in "${steps[@]}"; do
     [[ -n ${WHAT[$s]+x} ]] || die "unknown step '$s' (steps: ${ALL_STEPS[*]})"
 done
 [[ -z ${SPANRING_SOAK:-} ]] || note "SPANRING_SOAK=$SPANRING_SOAK is set in your environment (CI never sets it)"
+
+# Prerequisites first, so that this command alone works on a fresh machine (the README's second
+# command). Idempotent and under a second when everything is present; SPANRING_SKIP_INSTALL=1
+# skips it.
+if [[ -z ${SPANRING_SKIP_INSTALL:-} ]]; then
+    printf '== install: ci/install.sh (rustup targets/components, apt packages)\n'
+    bash "$ROOT/ci/install.sh"
+fi
 
 LOGDIR="$(mktemp -d "${TMPDIR:-/tmp}/spanring-ci.XXXXXX")"
 declare -A SECS=()
