@@ -32,7 +32,7 @@ fn single<S: Storage<Item = u64> + Sync>(make: impl Fn() -> S) {
                 let readers: Vec<Reader<_>> =
                     (0..consumers).map(|_| ring.reader().unwrap()).collect();
                 let writers: Vec<Writer<_>> = vec![ring.writer().unwrap()];
-                common::run(&ring, writers, readers, items(chunk, 1), chunk);
+                common::run_with(&ring, writers, readers, items(chunk, 1), chunk, false);
             }
         }
     }
@@ -53,7 +53,14 @@ fn multi<S: Storage<Item = u64> + Sync>(make: impl Fn() -> S) {
                         (0..consumers).map(|_| ring.reader().unwrap()).collect();
                     let writers: Vec<Writer<_>> =
                         (0..producers).map(|_| ring.writer().unwrap()).collect();
-                    common::run(&ring, writers, readers, items(chunk, producers), chunk);
+                    common::run_with(
+                        &ring,
+                        writers,
+                        readers,
+                        items(chunk, producers),
+                        chunk,
+                        false,
+                    );
                 }
             }
         }

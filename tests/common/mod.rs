@@ -129,24 +129,8 @@ where
 }
 
 /// Runs P producers and C consumers over `ring`; every reader attaches before any item is
-/// written. `writers` are the P writer handles.
-pub fn run<R, S, P, W, const N: usize>(
-    ring: &Ring<S, P, W, N>,
-    writers: Vec<Writer<R>>,
-    readers: Vec<Reader<R>>,
-    items: u64,
-    chunk: usize,
-) where
-    R: Deref<Target = Ring<S, P, W, N>> + Send,
-    S: Storage<Item = u64>,
-    P: Producer,
-    W: WaitStrategy,
-    Ring<S, P, W, N>: Sync,
-{
-    run_with(ring, writers, readers, items, chunk, false);
-}
-
-/// As [`run`]; with `partial`, producers publish varying prefixes of their spans.
+/// written. `writers` are the P writer handles. With `partial`, producers publish varying
+/// prefixes of their spans.
 pub fn run_with<R, S, P, W, const N: usize>(
     ring: &Ring<S, P, W, N>,
     writers: Vec<Writer<R>>,
