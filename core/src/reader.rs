@@ -20,6 +20,14 @@ use crate::{ReadSpan, Ring, Storage, WaitStrategy, WaitTimeout};
 /// `try_read` never waits; `read` waits through the ring's [`WaitStrategy`]; `read_timeout`
 /// waits at most a given time; `read_exact` waits for a given count.
 ///
+/// **Zero items.** Every form (try, blocking, timeout, exact, async) asked for 0 items returns
+/// at once: an empty span while the ring is open or items are left, [`ReadError::Closed`] once
+/// it is closed and drained. It never reports `Empty` or `TimedOut` and consumes nothing.
+/// (Reserving 0 slots likewise returns an empty span at once, or `Closed`.)
+///
+/// **Close.** A reader reports `Closed` only after every span claimed before the close was
+/// published or dropped (see [`Ring::close`]).
+///
 /// ```
 /// use spanring_core::{ReadError, Ring, SliceStorage};
 /// let mut memory = [0u16; 8];
@@ -116,6 +124,7 @@ where
     pub fn try_read(&mut self, max: usize) -> Result<ReadSpan<'_, R>, ReadError> {
         let n = match self.known_ready(max) {
             Some(n) => n,
+            None if max == 0 => zero_length(&self.ring, &mut self.pos)?,
             None => poll(&self.ring, &mut self.pos, max)?.count,
         };
         Ok(ReadSpan::new(self, n))
@@ -198,10 +207,13 @@ where
         max: usize,
         wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
     ) -> Result<usize, ReadError> {
-        let want = want.min(max).max(1);
         if let Some(n) = self.known_ready(max) {
             return Ok(n);
         }
+        if max == 0 {
+            return zero_length(&self.ring, &mut self.pos);
+        }
+        let want = want.min(max).max(1);
         let ring = &*self.ring;
         let pos = &mut self.pos;
         let mut outcome = poll_at_least(ring, pos, want, max);
@@ -227,15 +239,39 @@ pub(crate) fn poll_at_least<S: Storage, P: Producer, W: WaitStrategy, const N: u
     want: usize,
     max: usize,
 ) -> Result<usize, ReadError> {
+    if max == 0 {
+        return zero_length(ring, pos);
+    }
     let polled = poll(ring, pos, max)?;
     if polled.count >= want || polled.cut_by_hole {
         return Ok(polled.count);
     }
-    if ring.is_closed() {
-        // Closed: nothing more will be published after what we see now.
-        return Ok(poll(ring, pos, max)?.count);
+    if let Some(end) = ring.end_of_stream() {
+        // Sealed: nothing will be published after `end`; if what we see reaches it, no more
+        // can come.
+        let polled = poll(ring, pos, max)?;
+        let seen_to = ring.layout.advance(pos.cursor, pos.ready);
+        if polled.count >= want || seen_to == end {
+            return Ok(polled.count);
+        }
     }
     Err(ReadError::Empty)
+}
+
+/// A read of zero items, in every form (try, blocking, timeout, exact, async): never waits.
+/// `Ok(0)` (an empty span) while the ring is open or items are left, `Err(Closed)` once
+/// closed and drained — so a loop that reads until `Closed` ends, and nothing reports `Empty`
+/// or `TimedOut` for a request of nothing.
+#[cold]
+#[inline(never)]
+pub(crate) fn zero_length<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    pos: &mut ReadPos,
+) -> Result<usize, ReadError> {
+    match poll(ring, pos, 0) {
+        Ok(_) | Err(ReadError::Empty) => Ok(0),
+        Err(e) => Err(e),
+    }
 }
 
 /// Reloads the published cursor; returns (and caches) how many items follow our cursor.
@@ -264,15 +300,20 @@ fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
         if available < max.max(1) {
             available = refresh(ring, pos);
             if available == 0 {
-                // Closed, then the cursor once more: `close` happens after the last
-                // publication, so a reader that sees `closed` and then nothing new has read
-                // everything.
-                if !ring.is_closed() {
+                // Sealed, then the cursor once more: sealing happens after the last
+                // publication of every span claimed before the close, so a reader that sees
+                // the seal, is at the end of the stream and sees nothing new has read
+                // everything (`Ring::close`).
+                let Some(end) = ring.end_of_stream() else {
                     return Err(ReadError::Empty);
-                }
+                };
                 available = refresh(ring, pos);
                 if available == 0 {
-                    return Err(ReadError::Closed);
+                    if pos.cursor == end {
+                        return Err(ReadError::Closed);
+                    }
+                    // Closed, but a span claimed before the close is still in flight.
+                    return Err(ReadError::Empty);
                 }
             }
         }
