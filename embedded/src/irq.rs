@@ -72,7 +72,10 @@ pub fn ticks() -> usize {
 pub fn tick() {
     // Load + store rather than fetch_add: the handler is the only writer, and Armv6-M has no
     // RMW instructions. Relaxed: statistics.
-    TICKS.store(TICKS.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+    TICKS.store(
+        TICKS.load(Ordering::Relaxed).wrapping_add(1),
+        Ordering::Relaxed,
+    );
     READS.saw();
     WRITES.saw();
     // Relaxed + fence: see `on_tick`.
@@ -146,5 +149,35 @@ impl Sections {
             self.total += 1;
             self.preempted += u32::from(preempted);
         }
+    }
+}
+
+/// A statistic that only the interrupt handler writes (load + store: Armv6-M and RV32I have
+/// no RMW instructions, and nothing else writes it, so no increment is lost).
+pub struct IrqCount(AtomicUsize);
+
+impl IrqCount {
+    /// Zero.
+    pub const fn new() -> Self {
+        Self(AtomicUsize::new(0))
+    }
+
+    /// Adds one. Interrupt handler only.
+    pub fn bump(&self) {
+        // Relaxed: a statistic, read by the main loop after the timer is stopped.
+        self.0
+            .store(self.0.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    }
+
+    /// The count.
+    pub fn get(&self) -> usize {
+        // Relaxed: as in `bump`.
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+impl Default for IrqCount {
+    fn default() -> Self {
+        Self::new()
     }
 }

@@ -33,7 +33,10 @@ impl<T> StaticCell<T> {
     pub fn init(&'static self, value: T) -> &'static mut T {
         // Relaxed: the swap only has to be atomic (one winner); the value is published to
         // other contexts through whatever the caller then shares it with.
-        assert!(!self.taken.swap(true, Ordering::Relaxed), "StaticCell initialised twice");
+        assert!(
+            !self.taken.swap(true, Ordering::Relaxed),
+            "StaticCell initialised twice"
+        );
         // SAFETY: the swap above lets exactly one call reach this line, and nothing else
         // accesses `value`, so this `&'static mut` is the only reference ever made to it.
         unsafe { (*self.value.get()).write(value) }

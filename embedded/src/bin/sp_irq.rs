@@ -4,15 +4,15 @@
 #![no_std]
 #![no_main]
 
-use spanring_core::sync::{AtomicUsize, Ordering};
 use spanring_core::{InlineStorage, Ring};
-use spanring_embedded::{board, check::InOrder, irq, report::Report};
+use spanring_embedded::irq::{self, IrqCount};
+use spanring_embedded::{board, check::InOrder, report::Report};
 
 const ITEMS: u32 = 20_000;
 
 static RING: Ring<InlineStorage<u32, 64>> = Ring::new_inline([0; 64]);
 /// Ticks that found the ring full (the item is retried on the next tick). Interrupt-written.
-static FULL: AtomicUsize = AtomicUsize::new(0);
+static FULL: IrqCount = IrqCount::new();
 
 fn case() -> bool {
     // Attached before the producer starts, so it must see every item.
@@ -31,8 +31,7 @@ fn case() -> bool {
                 }
                 seq += want;
             } // published on drop
-            // Relaxed, load + store: a statistic, written only here.
-            Err(_) => FULL.store(FULL.load(Ordering::Relaxed) + 1, Ordering::Relaxed),
+            Err(_) => FULL.bump(),
         }
     });
     board::timer_start(board::PERIOD);
@@ -53,7 +52,7 @@ fn case() -> bool {
     report
         .order("ring", &mut order, ITEMS)
         .preempted("reads", &reads)
-        .count("full", FULL.load(Ordering::Relaxed))
+        .count("full", FULL.get())
         .count("ticks", irq::ticks())
         .end();
     report.ok()

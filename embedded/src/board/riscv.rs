@@ -19,7 +19,7 @@ const MSTATUS_MIE: usize = 1 << 3;
 const MCAUSE_MTI: usize = (1 << 31) | 7;
 
 /// `mtime` ticks (100 ns each) between two timer interrupts.
-pub const PERIOD: u32 = 60;
+pub const PERIOD: u32 = 500;
 
 /// The period the trap handler re-arms with. Written by the main loop only while the timer is
 /// off, read by the trap handler.
@@ -107,7 +107,11 @@ fn mtime() -> u64 {
         // SAFETY: MTIME and MTIME+1 are the CLINT's mtime halves on `virt`; reads have no
         // side effect.
         let (hi, lo, hi2) = unsafe {
-            (read_volatile(MTIME.add(1)), read_volatile(MTIME), read_volatile(MTIME.add(1)))
+            (
+                read_volatile(MTIME.add(1)),
+                read_volatile(MTIME),
+                read_volatile(MTIME.add(1)),
+            )
         };
         if hi == hi2 {
             return (u64::from(hi) << 32) | u64::from(lo);
