@@ -30,6 +30,8 @@ impl<T> StaticCell<T> {
     /// # Panics
     ///
     /// If called a second time.
+    // A `&mut` out of `&self` is what this type is for; `taken` makes it the only one.
+    #[allow(clippy::mut_from_ref)]
     pub fn init(&'static self, value: T) -> &'static mut T {
         // Relaxed: the swap only has to be atomic (one winner); the value is published to
         // other contexts through whatever the caller then shares it with.

@@ -43,7 +43,7 @@ fn case() -> bool {
     let (mut attaches, mut refused, mut full_table, mut i) = (0u32, 0u32, 0u32, 0u32);
     while order.next < ITEMS && irq::ticks() < 40 * ITEMS as usize {
         i += 1;
-        if i % 4 == 0 {
+        if i.is_multiple_of(4) {
             // Cursors start at 0 here, so a cursor is the sequence number published there.
             let mut late = RING.reader().unwrap();
             attaches += 1;
@@ -61,7 +61,7 @@ fn case() -> bool {
             transient.lost += check.lost;
             transient.duplicated += check.duplicated;
             transient.reordered += check.reordered;
-            if i % 64 == 0 {
+            if i.is_multiple_of(64) {
                 // The main reader, `late` and two more fill the table of 4.
                 let a = RING.reader().unwrap();
                 let b = RING.reader().unwrap();

@@ -33,7 +33,7 @@ fn case() -> bool {
         };
         for event in span.iter_mut() {
             let s = seq;
-            if s % 5 == 0 {
+            if s.is_multiple_of(5) {
                 // Two halves: a different closure type (8 bytes of captures instead of 4).
                 let (hi, lo) = ((s >> 16) as u16 as u32, s & 0xFFFF);
                 event.set_fn(move |order: &mut InOrder| order.see(hi << 16 | lo));

@@ -42,7 +42,7 @@ fn case() -> bool {
             *slot = seq + i as u32;
         }
         // Every third span publishes all but (up to) two slots; the rest are released.
-        let publish = if n % 3 == 0 {
+        let publish = if n.is_multiple_of(3) {
             reserve.saturating_sub(2).max(1)
         } else {
             reserve
