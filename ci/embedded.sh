@@ -39,6 +39,15 @@ for c in "${cases[@]}"; do
     [[ -f embedded/src/bin/$c.rs ]] || die "unknown case '$c' (cases: ${ALL_CASES[*]})"
 done
 
+note "embedded: targets.md 'run on emulated MCU' rows are all run here"
+mapfile -t md_rows < <(awk -F'|' '/^\| *`[a-z0-9_]+-[a-z0-9_-]+` *\|/ && tolower($3) ~ /emulated mcu/ {
+    gsub(/[ `]/, "", $2); print $2 }' targets.md)
+((${#md_rows[@]})) || die "no 'run on emulated MCU' rows found in targets.md (table format changed?)"
+for t in "${md_rows[@]}"; do
+    [[ $'\n'"$(printf '%s\n' "${BOARDS[@]}" | cut -d'|' -f1)"$'\n' == *$'\n'"$t"$'\n'* ]] ||
+        die "targets.md lists $t as 'run on emulated MCU' but ci/embedded.sh does not run it"
+done
+
 ensure_emulators
 for b in "${BOARDS[@]}"; do need_target "${b%%|*}"; done
 
