@@ -36,12 +36,14 @@ for comp in rustfmt clippy; do
 done
 
 # --- Rust: cross targets of the default toolchain --------------------------------------------
-# aarch64/i686 linux: ci/qemu.sh; the rest (no_std and wasm): ci/cross.sh. Keep in sync with
-# targets.md (ci/cross.sh and ci/qemu.sh check that they cover its rows).
+# aarch64/i686 linux: ci/qemu.sh; the rest (no_std and wasm): ci/cross.sh; thumbv7m and the
+# no_std ones again: the firmware in embedded/ (ci/embedded.sh). Keep in sync with targets.md
+# (ci/cross.sh and ci/qemu.sh check that they cover its rows).
 TARGETS=(
     aarch64-unknown-linux-gnu
     i686-unknown-linux-gnu
     thumbv6m-none-eabi
+    thumbv7m-none-eabi
     thumbv7em-none-eabihf
     riscv32imac-unknown-none-elf
     riscv32i-unknown-none-elf
@@ -108,4 +110,11 @@ fi
 for cmd in qemu-aarch64 qemu-i386 aarch64-linux-gnu-gcc i686-linux-gnu-gcc; do
     need_cmd "$cmd"
 done
+
+# qemu-system-arm, qemu-system-misc: QEMU system emulators for the firmware (ci/embedded.sh).
+# Not in PKGS above: on a machine with a newer qemu-utils (qemu-img), installing them through apt
+# would remove it, so ensure_emulators asks apt first and unpacks them beside it if needed
+# (ci/emulators.sh explains). Also idempotent.
+source "$ROOT/ci/emulators.sh"
+ensure_emulators
 note "install: done"

@@ -12,7 +12,7 @@
 # SPANRING_SOAK is never set here: the soak is run by hand (README.md, Testing).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-ALL_STEPS=(fmt clippy unit doc miri loom tsan cross qemu msrv)
+ALL_STEPS=(fmt clippy unit doc miri loom tsan cross qemu embedded msrv)
 declare -A WHAT=(
     [fmt]="rustfmt --check"
     [clippy]="clippy -D warnings (workspace, all targets; facade without default features)"
@@ -23,11 +23,12 @@ declare -A WHAT=(
     [tsan]="ThreadSanitizer on spanring-std and the facade"
     [cross]="no_std / wasm cross builds (targets.md)"
     [qemu]="workspace tests on aarch64 and i686 under qemu-user"
+    [embedded]="firmware on emulated Cortex-M0/M3/M4 and RISC-V boards, an interrupt as producer"
     [msrv]="libraries build with the rust-version toolchain"
 )
 
 if [[ ${1:-} == --list ]]; then
-    for s in "${ALL_STEPS[@]}"; do printf '%-7s %s\n' "$s" "${WHAT[$s]}"; done
+    for s in "${ALL_STEPS[@]}"; do printf '%-8s %s\n' "$s" "${WHAT[$s]}"; done
     exit 0
 fi
 steps=("$@")
@@ -65,8 +66,8 @@ for s in "${steps[@]}"; do
 done
 
 printf '\n%s\n== step times\n' "$(printf '=%.0s' {1..78})"
-for s in "${steps[@]}"; do printf '   %-7s %5ds\n' "$s" "${SECS[$s]}"; done
-printf '   %-7s %5ds\n' total $((SECONDS - total_start))
+for s in "${steps[@]}"; do printf '   %-8s %5ds\n' "$s" "${SECS[$s]}"; done
+printf '   %-8s %5ds\n' total $((SECONDS - total_start))
 
 # Sum of every libtest summary line ("test result: ok. P passed; F failed; I ignored; ...")
 # across all steps: the same test counted once per configuration it ran in.
