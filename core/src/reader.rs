@@ -75,6 +75,11 @@ where
     ///
     /// [`AttachError::TooManyReaders`] when `N` readers are attached.
     pub fn attach(ring: R) -> Result<Self, AttachError> {
+        if let Some(m) = ring.producer.multi() {
+            // Multi-producer: the published cursor is a hint; bring it up to date first, so
+            // the reader starts at the current frontier (module docs of `claim`).
+            m.walk_hint(&ring.layout, &ring.published);
+        }
         let slot = ring.readers.attach(ring.published.as_atomic())?;
         let cursor = ring.readers.cursor(slot);
         Ok(Self {
@@ -101,9 +106,26 @@ where
     /// Published items not yet consumed by this reader (a snapshot; on a multi-producer ring
     /// it may include skipped hole slots, which reads never return).
     pub fn available(&mut self) -> usize {
-        // Acquire: as in `refresh`; not cached, since skipped slots are counted here.
-        let published = self.ring.published.load(Ordering::Acquire);
-        self.ring.layout.distance(self.pos.cursor, published).max(0) as usize
+        let ring = &*self.ring;
+        let Some(m) = ring.producer.multi() else {
+            // Acquire: as in `refresh`.
+            let published = ring.published.load(Ordering::Acquire);
+            return ring.layout.distance(self.pos.cursor, published).max(0) as usize;
+        };
+        // Multi-producer: walk the records from the front (data and holes alike).
+        let layout = &ring.layout;
+        let mut total = self.pos.ready;
+        let mut front = layout.advance(self.pos.cursor, total);
+        while total < layout.capacity() {
+            match m.record(layout, front) {
+                Some((len, _)) => {
+                    total += len;
+                    front = layout.advance(front, len);
+                }
+                None => break,
+            }
+        }
+        total
     }
 
     /// Up to `max` published items, without waiting.
@@ -258,45 +280,94 @@ fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
     pos: &mut ReadPos,
     max: usize,
 ) -> Result<Polled, ReadError> {
-    loop {
-        let mut available = pos.ready;
-        // (`max(1)`: even a zero-item read must know whether anything is there.)
-        if available < max.max(1) {
+    if let Some(m) = ring.producer.multi() {
+        return poll_records(ring, m, pos, max);
+    }
+    let mut available = pos.ready;
+    // (`max(1)`: even a zero-item read must know whether anything is there.)
+    if available < max.max(1) {
+        available = refresh(ring, pos);
+        if available == 0 {
+            // Closed, then the cursor once more: `close` happens after the last
+            // publication, so a reader that sees `closed` and then nothing new has read
+            // everything.
+            if !ring.is_closed() {
+                return Err(ReadError::Empty);
+            }
             available = refresh(ring, pos);
             if available == 0 {
-                // Closed, then the cursor once more: `close` happens after the last
-                // publication, so a reader that sees `closed` and then nothing new has read
-                // everything.
-                if !ring.is_closed() {
-                    return Err(ReadError::Empty);
-                }
-                available = refresh(ring, pos);
-                if available == 0 {
-                    return Err(ReadError::Closed);
-                }
+                return Err(ReadError::Closed);
             }
         }
-        let mut cut_by_hole = false;
-        if let Some(m) = ring.producer.multi() {
-            // Slots below the published cursor carry current skip marks (written before their
-            // publish marks, which we acquired through the cursor).
-            let layout = &ring.layout;
-            let data = m.skip_run(layout, pos.cursor, available, false);
-            if data == 0 {
-                // At skipped slots (a partial publish behind a later claim): pass them.
-                let skipped = m.skip_run(layout, pos.cursor, available, true);
-                advance(ring, pos, layout.advance(pos.cursor, skipped), skipped);
-                continue;
-            }
-            cut_by_hole = data < available;
-            available = data;
-            pos.ready = data; // the fast path must not run past the skipped slots
-        }
-        return Ok(Polled {
-            count: available.min(max),
-            cut_by_hole: cut_by_hole && available < max,
-        });
     }
+    Ok(Polled {
+        count: available.min(max),
+        cut_by_hole: false,
+    })
+}
+
+/// Multi-producer [`poll`]: walks the publication records from the reader's front
+/// (`cursor + ready`, always a span head), passing holes it meets at the cursor.
+#[inline(always)]
+fn poll_records<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    m: &P::Multi,
+    pos: &mut ReadPos,
+    max: usize,
+) -> Result<Polled, ReadError> {
+    let want = max.max(1);
+    let mut checked_closed = false;
+    loop {
+        let hole = walk_records(ring, m, pos, want);
+        if pos.ready > 0 {
+            return Ok(Polled {
+                count: pos.ready.min(max),
+                cut_by_hole: hole && pos.ready < max,
+            });
+        }
+        // Nothing: closed, then the records once more (`close` happens after the last
+        // publication, so a reader that sees `closed` and then nothing new has read everything).
+        if checked_closed {
+            return Err(ReadError::Closed);
+        }
+        if !ring.is_closed() {
+            return Err(ReadError::Empty);
+        }
+        checked_closed = true;
+    }
+}
+
+/// Extends `pos.ready` over the data records from the front until it covers `want` items or
+/// the records stop; passes (consumes) holes met while nothing is ready. Returns whether a hole
+/// ended the run.
+#[inline(always)]
+fn walk_records<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    m: &P::Multi,
+    pos: &mut ReadPos,
+    want: usize,
+) -> bool {
+    let layout = &ring.layout;
+    let mut front = layout.advance(pos.cursor, pos.ready);
+    while pos.ready < want {
+        match m.record(layout, front) {
+            None => return false,
+            Some((len, false)) => {
+                // The record's Acquire made the span's data visible; `ready` never passes a
+                // hole, so the fast path (`known_ready`) needs no atomic access.
+                pos.ready += len;
+                front = layout.advance(front, len);
+            }
+            Some((len, true)) => {
+                if pos.ready > 0 {
+                    return true; // show the data first; the hole is passed on a later poll
+                }
+                front = layout.advance(front, len);
+                advance(ring, pos, front, 0);
+            }
+        }
+    }
+    false
 }
 
 /// Consumes `count` items (up to `cursor`): publishes the reader's progress to writers.

@@ -7,7 +7,8 @@ use spanring_core::{AttachError, MultiProducer, ReadError, ReserveError, Ring, S
 
 type Mp<'m, 'b> = Ring<SliceStorage<'m, u32>, MultiProducer<&'b [AtomicUsize]>>;
 
-fn bits() -> [AtomicUsize; 1] {
+/// Record words for a ring of up to 8 slots (one word a slot).
+fn bits() -> [AtomicUsize; 8] {
     Default::default()
 }
 
@@ -187,15 +188,15 @@ fn bad_input_gets_typed_errors() {
             capacity: 4
         }
     );
-    let bits: [AtomicUsize; 1] = Default::default();
-    let mut big = [0u8; 65];
-    assert!(matches!(
-        Ring::new_multi(
-            SliceStorage::new(&mut big),
-            &bits[..usize::from(usize::BITS < 65)]
-        ),
-        Err(spanring_core::CapacityError::BitsetTooSmall { .. })
-    ));
+    let bits: [AtomicUsize; 8] = Default::default();
+    let mut big = [0u8; 9];
+    assert_eq!(
+        Ring::new_multi(SliceStorage::new(&mut big), &bits[..]).unwrap_err(),
+        spanring_core::CapacityError::BitsetTooSmall {
+            needed: 9,
+            available: 8
+        }
+    );
 }
 
 /// A span dropped during a panic (with `std`) publishes nothing; the ring stays usable.
