@@ -51,3 +51,27 @@ need_nightly_component() { # need_nightly_component NAME
     installed="$(rustup component list --toolchain nightly --installed 2>/dev/null || true)"
     grep -q "^$1" <<<"$installed" || die "nightly component $1 not installed; run: bash ci/install.sh"
 }
+
+# `runner_env TRIPLE [PREFIX...]` prints `CARGO_TARGET_<TRIPLE>_RUNNER=...`: cargo then starts
+# every test binary of that target through ci/timed-run.sh, which kills a binary that runs
+# longer than SPANRING_TEST_TIMEOUT seconds (default 600) and names it. Use as
+# `run env "$(runner_env x86_64-unknown-linux-gnu)" cargo test ...`.
+runner_env() {
+    local triple="$1" up
+    shift
+    up="$(tr 'a-z-' 'A-Z_' <<<"$triple")"
+    printf 'CARGO_TARGET_%s_RUNNER=%s %s --' "$up" "$ROOT/ci/timed-run.sh" "$*"
+}
+HOST_TRIPLE="$(rustc -vV | sed -n 's/^host: //p')"
+
+# `limited SECONDS WHAT cmd...`: runs cmd under a time limit for commands that start test
+# programs cargo's runner does not see (doc-tests, Miri); on expiry says WHAT hung.
+limited() {
+    local secs="$1" what="$2" rc=0
+    shift 2
+    timeout --kill-after=10 "$secs" "$@" || rc=$?
+    if ((rc == 124 || rc == 137)); then
+        die "TIMEOUT: $what did not finish in ${secs}s: $*"
+    fi
+    return "$rc"
+}

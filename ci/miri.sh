@@ -23,5 +23,7 @@ need_nightly_component miri
 need_nightly_component rust-src
 
 BASE="-Zmiri-isolation-error=warn-nobacktrace${MIRIFLAGS:+ $MIRIFLAGS}"
-run env MIRIFLAGS="$BASE" cargo +nightly miri test -p spanring-core
-run env MIRIFLAGS="$BASE -Zmiri-tree-borrows" cargo +nightly miri test -p spanring-core
+# Miri interprets the test binaries itself (cargo's runner is Miri), so each run is limited as a
+# whole.
+run limited 1500 "Miri (Stacked Borrows)" env MIRIFLAGS="$BASE" cargo +nightly miri test -p spanring-core
+run limited 1500 "Miri (Tree Borrows)" env MIRIFLAGS="$BASE -Zmiri-tree-borrows" cargo +nightly miri test -p spanring-core

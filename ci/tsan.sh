@@ -20,7 +20,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 need_nightly_component rust-src
 
-run env RUSTFLAGS="-Zsanitizer=thread --cfg spanring_tsan" SPANRING_STRESS_SCALE=10 \
+run limited 2400 "ThreadSanitizer tests" env RUSTFLAGS="-Zsanitizer=thread --cfg spanring_tsan" SPANRING_STRESS_SCALE=10 \
+    "$(runner_env x86_64-unknown-linux-gnu)" \
     CARGO_TARGET_DIR="$TARGET_BASE/tsan" \
     cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu \
     -p spanring-std -p spanring --lib --tests

@@ -9,5 +9,8 @@
 # SPANRING_SOAK is not set here; see README.md (Testing) for the long soak run.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-run cargo test --workspace
-run cargo test -p spanring --no-default-features
+# Every test binary runs through ci/timed-run.sh (a hang names its binary); the whole command,
+# doc-tests included, is limited too.
+runner="$(runner_env "$HOST_TRIPLE")"
+run limited 1800 "unit tests" env "$runner" cargo test --workspace
+run limited 900 "no-default-features tests" env "$runner" cargo test -p spanring --no-default-features

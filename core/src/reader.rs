@@ -20,6 +20,14 @@ use crate::{ReadSpan, Ring, Storage, WaitStrategy, WaitTimeout};
 /// `try_read` never waits; `read` waits through the ring's [`WaitStrategy`]; `read_timeout`
 /// waits at most a given time; `read_exact` waits for a given count.
 ///
+/// **Zero items.** Every form (try, blocking, timeout, exact, async) asked for 0 items returns
+/// at once: an empty span while the ring is open or items are left, [`ReadError::Closed`] once
+/// it is closed and drained. It never reports `Empty` or `TimedOut` and consumes nothing.
+/// (Reserving 0 slots likewise returns an empty span at once, or `Closed`.)
+///
+/// **Close.** A reader reports `Closed` only after every span claimed before the close was
+/// published or dropped (see [`Ring::close`]).
+///
 /// ```
 /// use spanring_core::{ReadError, Ring, SliceStorage};
 /// let mut memory = [0u16; 8];
@@ -138,6 +146,7 @@ where
     pub fn try_read(&mut self, max: usize) -> Result<ReadSpan<'_, R>, ReadError> {
         let n = match self.known_ready(max) {
             Some(n) => n,
+            None if max == 0 => zero_length(&self.ring, &mut self.pos)?,
             None => poll(&self.ring, &mut self.pos, max)?.count,
         };
         Ok(ReadSpan::new(self, n))
@@ -220,10 +229,13 @@ where
         max: usize,
         wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
     ) -> Result<usize, ReadError> {
-        let want = want.min(max).max(1);
         if let Some(n) = self.known_ready(max) {
             return Ok(n);
         }
+        if max == 0 {
+            return zero_length(&self.ring, &mut self.pos);
+        }
+        let want = want.min(max).max(1);
         let ring = &*self.ring;
         let pos = &mut self.pos;
         let mut outcome = poll_at_least(ring, pos, want, max);
@@ -249,15 +261,39 @@ pub(crate) fn poll_at_least<S: Storage, P: Producer, W: WaitStrategy, const N: u
     want: usize,
     max: usize,
 ) -> Result<usize, ReadError> {
+    if max == 0 {
+        return zero_length(ring, pos);
+    }
     let polled = poll(ring, pos, max)?;
     if polled.count >= want || polled.cut_by_hole {
         return Ok(polled.count);
     }
-    if ring.is_closed() {
-        // Closed: nothing more will be published after what we see now.
-        return Ok(poll(ring, pos, max)?.count);
+    if let Some(end) = ring.end_of_stream() {
+        // Sealed: nothing will be published after `end`; if what we see reaches it, no more
+        // can come.
+        let polled = poll(ring, pos, max)?;
+        let seen_to = ring.layout.advance(pos.cursor, pos.ready);
+        if polled.count >= want || seen_to == end {
+            return Ok(polled.count);
+        }
     }
     Err(ReadError::Empty)
+}
+
+/// A read of zero items, in every form (try, blocking, timeout, exact, async): never waits.
+/// `Ok(0)` (an empty span) while the ring is open or items are left, `Err(Closed)` once
+/// closed and drained — so a loop that reads until `Closed` ends, and nothing reports `Empty`
+/// or `TimedOut` for a request of nothing.
+#[cold]
+#[inline(never)]
+pub(crate) fn zero_length<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    pos: &mut ReadPos,
+) -> Result<usize, ReadError> {
+    match poll(ring, pos, 0) {
+        Ok(_) | Err(ReadError::Empty) => Ok(0),
+        Err(e) => Err(e),
+    }
 }
 
 /// Reloads the published cursor; returns (and caches) how many items follow our cursor.
@@ -288,15 +324,20 @@ fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
     if available < max.max(1) {
         available = refresh(ring, pos);
         if available == 0 {
-            // Closed, then the cursor once more: `close` happens after the last
-            // publication, so a reader that sees `closed` and then nothing new has read
-            // everything.
-            if !ring.is_closed() {
+            // Sealed, then the cursor once more: sealing happens after the last
+            // publication of every span claimed before the close, so a reader that sees
+            // the seal, is at the end of the stream and sees nothing new has read
+            // everything (`Ring::close`).
+            let Some(end) = ring.end_of_stream() else {
                 return Err(ReadError::Empty);
-            }
+            };
             available = refresh(ring, pos);
             if available == 0 {
-                return Err(ReadError::Closed);
+                if pos.cursor == end {
+                    return Err(ReadError::Closed);
+                }
+                // Closed, but a span claimed before the close is still in flight.
+                return Err(ReadError::Empty);
             }
         }
     }
@@ -316,7 +357,7 @@ fn poll_records<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
     max: usize,
 ) -> Result<Polled, ReadError> {
     let want = max.max(1);
-    let mut checked_closed = false;
+    let mut end = None;
     loop {
         let hole = walk_records(ring, m, pos, want);
         if pos.ready > 0 {
@@ -325,15 +366,20 @@ fn poll_records<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
                 cut_by_hole: hole && pos.ready < max,
             });
         }
-        // Nothing: closed, then the records once more (`close` happens after the last
-        // publication, so a reader that sees `closed` and then nothing new has read everything).
-        if checked_closed {
-            return Err(ReadError::Closed);
+        // Nothing: sealed, then the records once more. Sealing happens after the close's RMW
+        // on the claim cursor, and `end` (the claim cursor now) covers every span claimed
+        // before it; claims after it withdraw. So a reader at `end` that then sees no record
+        // has read everything (`Ring::close`).
+        if let Some(end) = end {
+            if pos.cursor == end {
+                return Err(ReadError::Closed);
+            }
+            return Err(ReadError::Empty); // a span claimed before the close is in flight
         }
-        if !ring.is_closed() {
-            return Err(ReadError::Empty);
+        match ring.end_of_stream() {
+            None => return Err(ReadError::Empty),
+            Some(at) => end = Some(at),
         }
-        checked_closed = true;
     }
 }
 

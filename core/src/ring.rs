@@ -49,7 +49,11 @@ pub struct Ring<
     pub(crate) readers: ReaderRegistry<READERS>,
     pub(crate) producer: P,
     pub(crate) writers: AtomicUsize,
+    /// Set by [`close`](Ring::close): new claims fail from then on.
     pub(crate) closed: AtomicBool,
+    /// Set once no span claimed before the close can still be published: only then may a
+    /// drained reader report `Closed` (see [`close`](Ring::close)).
+    pub(crate) sealed: AtomicBool,
     /// Writers wait here for free slots; readers notify it when they consume or detach.
     /// Padded: writers and readers notify the two sides from different cores.
     pub(crate) space: CachePadded<W>,
@@ -107,6 +111,7 @@ impl<T, const N: usize> Ring<InlineStorage<T, N>> {
             producer: SingleProducer::new(),
             writers: AtomicUsize::new(0),
             closed: AtomicBool::new(false),
+            sealed: AtomicBool::new(false),
             space: CachePadded::new(BusySpin),
             data: CachePadded::new(BusySpin),
             layout,
@@ -212,6 +217,7 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
             producer: producer(&layout, start)?,
             writers: AtomicUsize::new(0),
             closed: AtomicBool::new(false),
+            sealed: AtomicBool::new(false),
             space: CachePadded::new(W::default()),
             data: CachePadded::new(W::default()),
             layout,
@@ -275,19 +281,112 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
         Reader::attach(self)
     }
 
-    /// Closes the ring: reservations fail with [`ReserveError::Closed`](crate::ReserveError),
-    /// readers drain what is published and then get
-    /// [`ReadError::Closed`](crate::ReadError). Dropping the last writer handle closes the ring
-    /// too. Spans alive across `close` stay valid; what they publish afterwards may or may not
-    /// be seen by readers that already saw `Closed`.
+    /// Closes the ring: new reservations fail with
+    /// [`ReserveError::Closed`](crate::ReserveError); readers drain everything published and
+    /// then get [`ReadError::Closed`](crate::ReadError). Dropping the last writer handle closes
+    /// the ring too. Idempotent.
+    ///
+    /// **Nothing claimed is lost.** A span reserved before the close stays valid and whatever
+    /// it publishes is delivered: readers report `Closed` only once every span claimed before
+    /// the close has been published or dropped.
+    /// - Multi-producer rings: exact and immediate. `close` orders itself against every claim
+    ///   through the claim cursor (an atomic read-modify-write on it); a claim that comes after
+    ///   fails (its slots are given back or skipped), one that came before is waited for by
+    ///   the readers, which compare their cursor with the claim cursor.
+    /// - Single-producer rings: the one writer's span is private (claiming it touches no shared
+    ///   memory, which is what makes the single-producer path fast), so only the writer can
+    ///   tell that nothing is in flight. Readers report `Closed` once the writer has seen the
+    ///   close: at its next publish, its next reserve (which fails), or when it is dropped. A
+    ///   close with no writer attached takes effect at once. Until then readers of a drained
+    ///   ring see `Empty` (blocking reads keep waiting).
+    ///
+    /// ```
+    /// use spanring_core::{ReadError, ReserveError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut reader = ring.reader().unwrap();
+    /// let mut writer = ring.writer().unwrap();
+    /// let mut span = writer.try_reserve(2).unwrap();
+    /// ring.close(); // e.g. from another thread, while the span is being filled
+    /// span.copy_from_slice(&[1, 2]);
+    /// drop(span); // still delivered
+    /// assert_eq!(reader.try_read(4).unwrap().to_array::<2>(), Some([1, 2]));
+    /// assert_eq!(reader.try_read(4).unwrap_err(), ReadError::Closed);
+    /// assert_eq!(writer.try_reserve(1).unwrap_err(), ReserveError::Closed);
+    /// ```
     pub fn close(&self) {
-        // Release: a reader that acquires `closed == true` sees every publication made before.
-        self.closed.store(true, Ordering::Release);
+        // AcqRel: Release so that a writer that sees `true` through the RMWs below also sees
+        // everything before; the swap makes exactly one caller do the sealing work.
+        if !self.closed.swap(true, Ordering::AcqRel) {
+            let idle = match self.producer.multi() {
+                // Release RMW on the claim cursor, after the store above: a claim CAS that
+                // comes later in the cursor's modification order reads this RMW (or a later
+                // RMW of its release sequence) with Acquire, so its claimant sees `closed` and
+                // withdraws. Every claim before it is in the value readers compare against.
+                Some(m) => {
+                    m.claim().fetch_add(0, Ordering::Release);
+                    true
+                }
+                // AcqRel RMW on the writer count: a writer attaching later reads it (Acquire in
+                // `Writer::attach`) and so sees `closed`; a writer attached earlier is counted
+                // and will seal itself (it alone knows whether its span is in flight).
+                None => self.writers.fetch_add(0, Ordering::AcqRel) == 0,
+            };
+            if idle {
+                self.seal();
+            }
+        }
         self.data.notify_all();
         self.space.notify_all();
     }
 
-    /// Whether [`close`](Self::close) was called (or the last writer dropped).
+    /// Marks the close complete for readers (see [`close`](Self::close)): called once no span
+    /// claimed before the close can still be published.
+    #[inline]
+    pub(crate) fn seal(&self) {
+        // Release: a reader that acquires `sealed` sees every publication made before it (the
+        // single-producer writer's last publish, or the multi-producer close RMW on the claim
+        // cursor, which bounds what readers wait for).
+        self.sealed.store(true, Ordering::Release);
+        self.data.notify_all();
+    }
+
+    /// Completes a [`close`](Self::close) of a single-producer ring on behalf of its writer,
+    /// for a layer above the ring that tracks the writer itself (std-ext's dispatcher does,
+    /// with a flag and a fence around each post). The caller guarantees that the writer holds
+    /// no span now and that its next claim sees `closed`. Not unsafe (memory stays sound),
+    /// but a wrong call lets readers report `Closed` before the writer's last span, which
+    /// is then never read. No effect while the ring is open.
+    #[doc(hidden)]
+    pub fn seal_for_idle_writer(&self) {
+        if self.is_closed() {
+            self.seal();
+        }
+    }
+
+    /// Once the close is sealed: the cursor at which the stream ends *for now* (readers at it
+    /// are done only if nothing published is left). `None` while the ring is open or spans
+    /// claimed before the close may still be published.
+    #[inline]
+    pub(crate) fn end_of_stream(&self) -> Option<usize> {
+        // Acquire: pairs with `seal`'s Release.
+        if !self.sealed.load(Ordering::Acquire) {
+            return None;
+        }
+        Some(match self.producer.multi() {
+            // Acquire: the claim cursor as of now, not older than the close RMW (which happens
+            // before `seal`). Every slot below it is published, skipped or given back only
+            // after its claimant finished; claims after the close withdraw (give back or skip),
+            // so a reader at this value that sees nothing published is done.
+            Some(m) => m.claim().load(Ordering::Acquire),
+            // Acquire: the writer published everything before it sealed.
+            None => self.published.load(Ordering::Acquire),
+        })
+    }
+
+    /// Whether [`close`](Self::close) was called (or the last writer dropped): new
+    /// reservations fail. Readers may still have items to drain (and, on a single-producer
+    /// ring, a span reserved before the close may still be published).
     pub fn is_closed(&self) -> bool {
         // Acquire: see `close`.
         self.closed.load(Ordering::Acquire)
@@ -377,6 +476,9 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
     fn writer_dropped(&self) {
         if crate::claim::last_writer_gone(&self.writers) {
             self.close();
+            // No writer is left, so no span is in flight: the close is complete (a ring closed
+            // earlier by someone else was waiting for this writer to notice).
+            self.seal();
         }
     }
 
@@ -405,15 +507,20 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
         let count = count.min(reserved);
         match self.producer.multi() {
             None => {
-                if count == 0 {
-                    return; // the claim cursor never moved: the slots are simply reused
+                // count == 0: the claim cursor never moved, the slots are simply reused.
+                if count > 0 {
+                    let end = self.layout.advance(start, count);
+                    // Release: the slot writes happen before any reader that acquires the
+                    // published cursor reads them.
+                    self.published.store(end, Ordering::Release);
+                    local.claim = end;
+                    local.free -= count; // count ≤ reserved ≤ free when the span was claimed
                 }
-                let end = self.layout.advance(start, count);
-                // Release: the slot writes happen before any reader that acquires the
-                // published cursor reads them.
-                self.published.store(end, Ordering::Release);
-                local.claim = end;
-                local.free -= count; // count ≤ reserved ≤ free when the span was claimed
+                // Relaxed: a hint; if a close is missed here the next reserve (or the drop)
+                // sees it and seals. Sealing after this publish covers it (Release in `seal`).
+                if self.closed.load(Ordering::Relaxed) {
+                    self.seal();
+                }
             }
             Some(m) => m.publish(&self.layout, start, reserved, count),
         }

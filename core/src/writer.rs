@@ -68,8 +68,10 @@ where
         if !ring.producer.take_writer() {
             return Err(AttachError::WriterTaken);
         }
-        // Relaxed: a count only; closing on the last drop uses AcqRel.
-        ring.writers.fetch_add(1, Ordering::Relaxed);
+        // Acquire: if `close` already did its RMW on the count, we read it and so see
+        // `closed` (our claims fail); otherwise `close` counts us and leaves sealing to us.
+        // Closing on the last drop uses AcqRel.
+        ring.writers.fetch_add(1, Ordering::Acquire);
         // Acquire: the published cursor is where this writer's claims continue.
         let claim = ring.published.load(Ordering::Acquire);
         let used = ring
@@ -199,6 +201,11 @@ where
             });
         }
         if closed {
+            if !P::MULTI {
+                // The single writer has no span in flight (a live span borrows the writer),
+                // so the close is complete for readers.
+                ring.seal();
+            }
             return Err(ReserveError::Closed);
         }
         let layout = &ring.layout;
@@ -245,7 +252,8 @@ where
                 }
                 // Acquire on success: if these slots were given back by a partial publish, the
                 // writes their previous claimant made happen before ours (pairs with the
-                // Release give-back CAS in `publish_multi`). Nothing is published by claiming.
+                // Release give-back CAS in `MultiProducer::publish`). Nothing is published by claiming.
+                // Acquire also pairs with the Release RMW of `Ring::close` on this cursor.
                 if m.claim()
                     .compare_exchange_weak(
                         c,
@@ -255,10 +263,37 @@ where
                     )
                     .is_ok()
                 {
+                    // Relaxed: if our CAS came after the close's RMW in the cursor's order, the
+                    // Acquire above made `closed` visible; if it came before, the close counts
+                    // our claim and readers wait for it, so going on is right either way.
+                    if ring.closed.load(Ordering::Relaxed) {
+                        return Err(Self::withdraw(ring, c, n));
+                    }
                     return Ok(c);
                 }
             },
         }
+    }
+}
+
+impl<S, P, W, const N: usize, R> Writer<R>
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+{
+    /// A multi-producer claim of `[start, start + n)` that found the ring closed: publishes
+    /// nothing (gives the slots back, or skips them behind a later claim) so readers waiting
+    /// for the claim cursor can finish.
+    #[cold]
+    #[inline(never)]
+    fn withdraw(ring: &Ring<S, P, W, N>, start: usize, n: usize) -> ReserveError {
+        if let Some(m) = ring.producer.multi() {
+            m.publish(&ring.layout, start, n, 0);
+        }
+        ring.data.notify_all();
+        ReserveError::Closed
     }
 }
 
@@ -271,7 +306,8 @@ where
 {
     /// Another writer of the same multi-producer ring.
     fn clone(&self) -> Self {
-        // Relaxed: a count only (see `attach`).
+        // Relaxed: a count only; a multi-producer close orders itself against claims through
+        // the claim cursor, not through this count.
         self.ring.writers.fetch_add(1, Ordering::Relaxed);
         Self {
             ring: self.ring.clone(),

@@ -173,3 +173,31 @@ fn blocked_writer_with_timeout_sees_closed() {
     assert_eq!(outcome, Err(ReserveError::Closed));
     writer.join().unwrap();
 }
+
+/// Zero-length reads on a parking ring: `read_timeout(0, _)`, `read(0)`, `read_exact(0)` and
+/// `try_read(0)` return an empty span at once, whether or not items are published, and
+/// `Closed` once the ring is closed and drained. (If one waited, the hour-long timeout would
+/// trip the test binary's time limit in CI, naming this file.)
+#[test]
+fn zero_length_reads_return_at_once() {
+    let (mut w, mut r) = owned::portable::<u64>(4)
+        .wait::<BlockingWait>()
+        .build()
+        .unwrap();
+    let hour = Duration::from_secs(3600);
+    assert_eq!(r.read_timeout(0, hour).map(|s| s.len()), Ok(0));
+    assert_eq!(r.read(0).map(|s| s.len()), Ok(0));
+    assert_eq!(r.read_exact(0).map(|s| s.len()), Ok(0));
+    assert_eq!(r.try_read(0).map(|s| s.len()), Ok(0));
+    w.try_reserve(1).unwrap()[0] = 3;
+    assert_eq!(r.read_timeout(0, hour).map(|s| s.len()), Ok(0));
+    assert_eq!(w.reserve_timeout(0, hour).map(|s| s.len()), Ok(0));
+    drop(w);
+    assert_eq!(r.read_timeout(0, hour).map(|s| s.len()), Ok(0)); // one item left
+    assert_eq!(r.read(4).map(|s| s.len()), Ok(1));
+    assert_eq!(
+        r.read_timeout(0, hour).map(|s| s.len()),
+        Err(ReadError::Closed)
+    );
+    assert_eq!(r.read_exact(0).map(|s| s.len()), Err(ReadError::Closed));
+}

@@ -5,6 +5,7 @@
 mod backoff;
 mod error;
 mod event;
+mod post_gate;
 mod poster;
 mod worker;
 
@@ -109,6 +110,7 @@ use event::EventRing;
 /// `Poster` is gone.
 pub struct Dispatcher<Ctx: 'static = (), const WORDS: usize = 4, P: PosterKind = Multi> {
     ring: Arc<EventRing<Ctx, WORDS, P>>,
+    gate: Arc<post_gate::PostGate>,
     worker: JoinHandle<Ctx>,
 }
 
@@ -178,7 +180,12 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Dispatcher<Ctx, WOR
             .name("spanring-dispatcher".into())
             .spawn(move || worker::run(for_worker, reader, ctx))
             .map_err(SpawnError::Thread)?;
-        Ok((Self { ring, worker }, Poster { writer }))
+        let gate = Arc::new(post_gate::PostGate::default());
+        let poster = Poster {
+            writer,
+            gate: Arc::clone(&gate),
+        };
+        Ok((Self { ring, gate, worker }, poster))
     }
 
     /// Waits until every [`Poster`] is dropped and every posted callback has run, then returns
@@ -195,7 +202,10 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Dispatcher<Ctx, WOR
     }
 
     /// Closes the dispatcher now — posts from remaining posters fail with [`PostError`] — lets
-    /// the worker run what was already published, and returns its context.
+    /// the worker run everything posted before, and returns its context. Nothing is lost: every
+    /// `post` that returned `Ok` runs before this returns (a post racing the shutdown either
+    /// runs or fails with `PostError`), unless a callback panicked (then this returns the
+    /// panic). It does not wait for idle posters.
     ///
     /// # Errors
     ///
@@ -210,7 +220,7 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Dispatcher<Ctx, WOR
     /// assert!(poster.post(|n: &mut u32| *n += 1).is_err());
     /// ```
     pub fn shutdown(self) -> thread::Result<Ctx> {
-        self.ring.close();
+        self.gate.close_and_seal(&*self.ring);
         self.worker.join()
     }
 

@@ -8,6 +8,7 @@ use spanring_core::{ReserveError, Writer};
 use super::backoff::Backoff;
 use super::error::{PostError, TryPostError};
 use super::event::{EventRing, Multi, PosterKind};
+use super::post_gate::PostGate;
 
 /// Posts callbacks to a [`Dispatcher`](super::Dispatcher)'s worker. `Send`; posting takes
 /// `&mut self`. With the default kind ([`Multi`]) it is `Clone` (one per posting thread); a
@@ -24,6 +25,9 @@ use super::event::{EventRing, Multi, PosterKind};
 /// Dropping the last `Poster` closes the dispatcher: the worker runs what was posted and exits.
 pub struct Poster<Ctx: 'static, const WORDS: usize = 4, P: PosterKind = Multi> {
     pub(crate) writer: Writer<Arc<EventRing<Ctx, WORDS, P>>>,
+    /// Shared with the dispatcher: lets `shutdown` of a single-producer dispatcher finish
+    /// without waiting for an idle poster (see `post_gate.rs`).
+    pub(crate) gate: Arc<PostGate>,
 }
 
 impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Poster<Ctx, WORDS, P> {
@@ -51,6 +55,7 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Poster<Ctx, WORDS, 
     where
         F: Fn(&mut Ctx) + Send + Sync + 'static,
     {
+        let _posting = self.gate.enter::<P>();
         // While full, wait a little without parking first (see `Backoff`), then park in
         // `reserve`.
         let mut backoff = Backoff::new();
@@ -90,6 +95,7 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Poster<Ctx, WORDS, 
     where
         F: Fn(&mut Ctx) + Send + Sync + 'static,
     {
+        let _posting = self.gate.enter::<P>();
         match self.writer.try_reserve(1) {
             Ok(mut span) => {
                 span[0].callback.set_fn(callback);
@@ -110,6 +116,7 @@ impl<Ctx: 'static, const WORDS: usize> Clone for Poster<Ctx, WORDS, Multi> {
     fn clone(&self) -> Self {
         Self {
             writer: self.writer.clone(),
+            gate: Arc::clone(&self.gate),
         }
     }
 }
