@@ -164,7 +164,10 @@ fn partial_publish_gives_back_or_skips() {
         drop(spare);
         assert_eq!(reader.try_read(4).unwrap_err(), ReadError::Closed);
     });
-    assert!(GAVE_BACK.load(StdOrdering::Relaxed), "give-back never explored");
+    assert!(
+        GAVE_BACK.load(StdOrdering::Relaxed),
+        "give-back never explored"
+    );
     assert!(SKIPPED.load(StdOrdering::Relaxed), "skip never explored");
 }
 
@@ -274,7 +277,9 @@ fn two_writers_no_reader() {
     loom::model(|| {
         let ring = ring::<2, 1>(0, usize::BITS);
         // Attached up front: the first writer to finish must not close the ring.
-        let handles: Vec<_> = (0..2).map(|_| Writer::attach(ring.clone()).unwrap()).collect();
+        let handles: Vec<_> = (0..2)
+            .map(|_| Writer::attach(ring.clone()).unwrap())
+            .collect();
         let writers: Vec<_> = handles
             .into_iter()
             .enumerate()
