@@ -14,14 +14,14 @@ use spanring::{
 
 type SpRing<const C: usize> = Ring<InlineStorage<u64, 4>, SingleProducer, AsyncWait<C>, 4>;
 type MpRing<const C: usize> =
-    Ring<InlineStorage<u64, 8>, MultiProducer<[AtomicUsize; 1]>, AsyncWait<C>, 4>;
+    Ring<InlineStorage<u64, 8>, MultiProducer<[AtomicUsize; 8]>, AsyncWait<C>, 4>;
 
 fn sp_ring<const C: usize>() -> SpRing<C> {
     Ring::starting_at(InlineStorage::new([0; 4]), 0).unwrap()
 }
 
 fn mp_ring<const C: usize>() -> MpRing<C> {
-    Ring::new_multi_starting_at(InlineStorage::new([0; 8]), [AtomicUsize::new(0)], 0).unwrap()
+    Ring::new_multi_starting_at(InlineStorage::new([0; 8]), Default::default(), 0).unwrap()
 }
 
 /// One producer task, two reader tasks, one thread, a 4-slot ring: every task waits on the

@@ -1,45 +1,112 @@
 //! How writers claim slots: [`SingleProducer`] (a plain cursor, no CAS) and
-//! [`MultiProducer`] (a CAS on a shared claim cursor, out-of-order publication tracked in an
-//! [`AtomicBitset`]). Selected by type, so the single-producer ring pays nothing for the
-//! multi-producer machinery.
+//! [`MultiProducer`] (a CAS on a shared claim cursor, publication through one *record* word per
+//! slot). Selected by type, so the single-producer ring pays nothing for the multi-producer
+//! machinery.
 //!
-//! ## Multi-producer publication
+//! ## Multi-producer publication: records
 //!
-//! Each writer marks its published range in the bitset with one bulk operation, then *sweeps*:
-//! it advances the public cursor over the contiguous run of marked slots that starts at it,
-//! with a CAS, and repeats until the run is empty. Whoever completes the prefix advances it.
+//! Every slot has one publication word (caller-provided memory,
+//! [`multi_words`]`(capacity)` = one word a slot). A published span `[head, head + len)` is
+//! announced by **one `Release` store into the word of its head slot**, the *record*:
 //!
-//! - **Laps.** Even laps mark a slot published by *setting* its bit, odd laps by *clearing* it.
-//!   A bit therefore always says "published for lap L" or "published for lap L−1", never
-//!   something older, bits are never cleared after the fact, and a late writer can never erase
-//!   a newer lap's mark (the bitset-lap hazard in HAZARDS.md).
-//! - **Store buffering.** Writer A marks then loads the cursor, writer B marks then scans A's
-//!   bits. With acquire/release alone both can miss the other's mark and both stop, leaving
-//!   published slots invisible. A `SeqCst` fence between the mark and the sweep orders the two
-//!   fences: the later one's loads see the earlier one's mark, so someone sweeps over both.
-//! - **Bound.** The sweep never counts past the claim cursor: unclaimed (or given-back) slots
-//!   hold the previous lap's mark and so read as unpublished anyway, and the bound makes that
-//!   independent of how the slot was last used.
-//! - **Skipped slots.** A partial publish that cannot give its tail back (a later claim exists)
-//!   publishes the tail as *skipped*: a second bit per slot, set before the slot is marked
-//!   published. The next claimant of a slot resets a leftover set bit before it publishes (only
-//!   a load when there is none, the common case); that cannot erase a newer mark, because the
-//!   slot's next lap is claimed only after every reader passed it. Readers consult the bit
-//!   only for slots below the published cursor, whose bits are therefore always current. No list, no bound, nothing to wait for: a
-//!   partial publish can never hang the ring (the GNU Radio 4 hang) nor wait for room.
+//! ```text
+//!  bit 0       valid (1): a zero word is never a record
+//!  bit 1       skip: the span is a hole (a partial publish behind a later claim), not data
+//!  bits 2..    len − 1            (lap_shift bits: len ≤ capacity ≤ one lap)
+//!  the rest    tag: the low t bits of the head cursor's lap, t = usize::BITS − 2 − lap_shift
+//! ```
+//!
+//! - **Claim** stays one CAS on the claim cursor (gated by the readers' cached minimum).
+//! - **Publish** is the record store. No fence, no sweep, no shared published cursor on the
+//!   writer's path: the writer touches the claim line (its CAS) and the record word next to its
+//!   data, nothing readers poll besides that word.
+//! - **Partial publish** (`publish(k)` of `n` reserved): if the claim is still the newest, the
+//!   tail goes back with a CAS on the claim cursor and only `[head, head + k)` gets a record;
+//!   otherwise the tail gets a *skip record* at `head + k` (written before the data record),
+//!   which readers pass without showing. `k = 0` is the same with no data record. Nothing ever
+//!   waits for anything, so a partial publish cannot hang the ring (the GNU Radio 4 hang).
+//! - **Readers** keep a *front* (`cursor + ready`, always a span head: spans are claimed
+//!   back to back and every record says where the next head is). They load the word at the
+//!   front (`Acquire`, pairs with the record's `Release` store, so the span's data is visible),
+//!   accept it only if it is valid and its tag is the front's lap, and jump by its length;
+//!   they stop at the first word that is not this lap's record. So readers find the frontier
+//!   themselves and cache it (`ready`); the fast path of a read is still one compare.
+//! - **The published cursor is a hint**: a span head with everything before it published.
+//!   Only walkers advance it — [`Ring::published`](crate::Ring::published), a writer's
+//!   `refresh_min` (when its cached free count looks too small, once per ~capacity items) and
+//!   reader attach — by walking records from it and a `Release` CAS. It is part of every
+//!   writer's minimum (the registry's scan starts from it), so writers never overwrite a
+//!   record at or after the hint: a walk from the current hint meets only genuine records or
+//!   stale words of earlier laps. A walker whose hint went stale (another walker advanced it
+//!   and writers lapped the walker's positions) may misread, but its CAS from the stale value
+//!   then fails and its result is discarded; its walk is bounded by one capacity.
+//!
+//! ### Lap safety (also on 32-bit)
+//!
+//! Claim: a reader (or walker) at a genuine head `f` of lap `L` never accepts a word that is
+//! not the record of the span at `f` in lap `L`. Records of later laps cannot be there: a
+//! writer claims lap `L + 1` of the slot only after every reader cursor and the hint passed `f`.
+//! A stale record of lap `L' < L` is accepted only if `L ≡ L' (mod 2^t)`, so `L − L' ≥ 2^t`.
+//! The tag can be short (on a 32-bit target with 2^20 slots, t = 10), so we *scrub*: a
+//! publisher stores 0 (Relaxed, before its Release record store) into each **interior** word of
+//! its span whose slot is in a lap `M ≡ 0 (mod S)`, `S = 2^(t−1)` (for t = 1, S = 1: every lap).
+//! Among the ≥ 2^t − 1 ≥ S laps strictly between `L'` and `L` there is such an `M`; in lap `M`
+//! the slot's position lies before `f`, so it was covered by a published record (a reader
+//! only gets to `f` by walking every record before it, or by attaching at a hint that a walker
+//! got to the same way), either as that record's head (a record of lap `M` written) or as an
+//! interior slot (scrubbed). Either write happens before the reader's load (it is sequenced
+//! before the covering record's `Release` store, which the reader or the hint's walker
+//! acquired), and after the write of the `L'` record (the lap-`M` writer claimed only after
+//! readers passed lap `L'`'s position, through Release cursor stores it acquired). By
+//! read-write coherence the load cannot return the `L'` record. Scrubbing costs a compare per
+//! span part and, once every `S` laps, a store per interior slot; a one-slot span never
+//! scrubs. The loom model `loom_records::lap_reuse_capacity_3` (built with a 1-bit tag) fails
+//! when the scrub is removed. Cursor wrap-around: tags are lap bits of the cursor, and `2^t`
+//! and `S` divide the lap counter's period, so nothing changes at the `usize` wrap.
+//!
+//! ### Why there is no store-buffering pattern any more
+//!
+//! The old sweep had "A marks, then loads B's mark; B marks, then loads A's" — with
+//! Release/Acquire both could miss each other and leave items invisible, hence its `SeqCst`
+//! fence. Here no writer ever decides, from another writer's state, whether someone else will
+//! make its items visible: each publication is complete after its own store, and whoever reads
+//! later (a reader, a walker) loads that word itself. Loom models
+//! `loom_records::out_of_order_publish_two_claims` and the older
+//! `loom_ring::two_producers_out_of_order_*` check that both publications are visible after
+//! both writers return.
+//!
+//! ## Where the time went (chunk 1, 1 producer → 1 reader)
+//!
+//! Per item, counted from the code (and confirmed by the ablation in the project's MP notes):
+//!
+//! | step | before (bitset + sweep) | records |
+//! |---|---|---|
+//! | claim | 1 CAS on the claim line | 1 CAS on the claim line |
+//! | publish mark | 1 RMW (fetch_or/and) on a bitset word readers poll + a load of the skip bit | 1 Release store to the head's record word (next to the data) |
+//! | ordering | 1 `SeqCst` fence | none |
+//! | make visible | sweep: claim load, bitset load, CAS on the shared published cursor, a second claim load + bitset load | none (readers find the frontier) |
+//! | reader | load of the published cursor (a line every writer CASes) + bitset loads for skip bits | 1 Acquire load of the record word |
+//! | writer RMWs / fences | 3 RMW + 1 fence | 1 RMW |
+//! | shared lines written by writers | claim, bitset word, published cursor | claim, record word |
+//!
+//! The ablation attributed the largest single step to the sweep's CAS on the published cursor
+//! every reader polls (about 2.7×). Instruction counts (`valgrind --tool=callgrind`,
+//! `core/examples/mp_ops.rs`, single thread, 1 writer + 1 reader, capacity 4096, difference of
+//! two runs per item): chunk 1 **382 → 188 instructions/item**; chunk 1024 **1.63 → 0.21**;
+//! the single-producer ring is 63 for reference. Wall-clock numbers on the shared 2-core
+//! machine were too noisy to quote; the lead's quiet run decides.
 
-use crate::bitset::AtomicBitset;
-use crate::sync::{fence, AtomicBool, AtomicUsize, Ordering};
+use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::{Layout, Sequence};
 
-/// Words of bitset storage a multi-producer ring of `capacity` slots needs: two bits a slot
-/// (published, skipped), i.e. [`words_for`](crate::words_for)`(2 × capacity)`.
+/// Words of publication-record storage a multi-producer ring of `capacity` slots needs: one
+/// word a slot (8 bytes a slot on 64-bit targets, 4 on 32-bit).
 ///
 /// ```
-/// assert_eq!(spanring_core::multi_words(32), 64 / usize::BITS as usize);
+/// assert_eq!(spanring_core::multi_words(100), 100);
 /// ```
 pub const fn multi_words(capacity: usize) -> usize {
-    crate::bitset::words_for(capacity.saturating_mul(2))
+    capacity
 }
 
 mod sealed {
@@ -63,18 +130,13 @@ pub trait Producer: sealed::Sealed {
 #[doc(hidden)]
 pub trait MultiClaim {
     fn claim(&self) -> &Sequence;
-    /// Marks `[start, start + n)` as skipped (or as data) for their laps.
-    fn mark_skip(&self, layout: &Layout, start: usize, n: usize, skipped: bool);
-    /// Length of the run of slots from `from` (at most `limit`, all published) that are data
-    /// (`skipped == false`) or skipped (`true`).
-    fn skip_run(&self, layout: &Layout, from: usize, limit: usize, skipped: bool) -> usize;
-    /// Sets every bit so that the slots read as "not yet published" for the lap of the cursor
-    /// that will next use them, starting at `start`.
-    fn init_bits(&self, layout: &Layout, start: usize);
-    /// Marks `[start, start + n)` published (n ≤ capacity).
-    fn mark(&self, layout: &Layout, start: usize, n: usize);
-    /// Length of the run of published slots from `from`, at most `limit`.
-    fn published_run(&self, layout: &Layout, from: usize, limit: usize) -> usize;
+    /// Publishes `count` of the `reserved` slots claimed at `start` (module docs).
+    fn publish(&self, layout: &Layout, start: usize, reserved: usize, count: usize);
+    /// The record of the span whose head is the stream position `at`, if published: its length
+    /// and whether it is a skipped hole. `Acquire`: the span's data is visible after `Some`.
+    fn record(&self, layout: &Layout, at: usize) -> Option<(usize, bool)>;
+    /// Advances the published-cursor hint over the records that follow it; returns the hint.
+    fn walk_hint(&self, layout: &Layout, hint: &Sequence) -> usize;
 }
 
 /// Exactly one writer, which owns its claim cursor: reserving is a few loads and compares,
@@ -136,95 +198,107 @@ impl MultiClaim for NoMulti {
     fn claim(&self) -> &Sequence {
         match *self {}
     }
-    fn mark_skip(&self, _: &Layout, _: usize, _: usize, _: bool) {
+    fn publish(&self, _: &Layout, _: usize, _: usize, _: usize) {
         match *self {}
     }
-    fn skip_run(&self, _: &Layout, _: usize, _: usize, _: bool) -> usize {
+    fn record(&self, _: &Layout, _: usize) -> Option<(usize, bool)> {
         match *self {}
     }
-    fn init_bits(&self, _: &Layout, _: usize) {
-        match *self {}
-    }
-    fn mark(&self, _: &Layout, _: usize, _: usize) {
-        match *self {}
-    }
-    fn published_run(&self, _: &Layout, _: usize, _: usize) -> usize {
+    fn walk_hint(&self, _: &Layout, _: &Sequence) -> usize {
         match *self {}
     }
 }
 
 /// Any number of writers (the handle is `Clone`), claiming ranges with a CAS and publishing out
-/// of order through a bitset with two bits per slot (published, skipped), stored in `B`: an
-/// inline `[AtomicUsize; W]` (W = [`multi_words`](crate::multi_words)`(capacity)`), a boxed
-/// slice, or borrowed `&[AtomicUsize]`.
+/// of order through one record word a slot (module docs), stored in `B`: an inline
+/// `[AtomicUsize; C]` (C = [`multi_words`](crate::multi_words)`(capacity)` = capacity), a boxed
+/// slice, or borrowed `&[AtomicUsize]`. The words need no particular initial value: the ring
+/// zeroes them when it is built.
 ///
 /// ```
 /// use spanring_core::sync::AtomicUsize;
 /// use spanring_core::{MultiProducer, Ring, SliceStorage};
 /// let mut memory = [0u32; 100];
-/// let bits: [AtomicUsize; spanring_core::multi_words(100)] = Default::default(); // 2 bits a slot
-/// let ring = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
+/// let words: [AtomicUsize; spanring_core::multi_words(100)] =
+///     core::array::from_fn(|_| AtomicUsize::new(0)); // one word a slot
+/// let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
 /// let (a, b) = (ring.writer().unwrap(), ring.writer().unwrap());
 /// # drop((a, b));
 /// ```
 #[derive(Debug)]
 pub struct MultiProducer<B: AsRef<[AtomicUsize]>> {
     claim: Sequence,
-    /// Bits `0..capacity`: published marks; bits `capacity..2 × capacity`: skip marks.
-    bits: AtomicBitset<B>,
-    capacity: usize,
+    /// One record word a slot.
+    records: B,
+    /// The layout's index mask (`one_lap − 1`): the `len − 1` field of a record.
+    mask: usize,
+    /// The record bits compared against the front: the tag field and the valid bit.
+    check: usize,
+    /// Cursor bits that are all zero in a scrub lap (`(S − 1) << lap_shift`).
+    scrub_bits: usize,
 }
 
+/// Record flag: a record (0 is never one).
+const VALID: usize = 1;
+/// Record flag: a skipped hole.
+const SKIP: usize = 2;
+
 impl<B: AsRef<[AtomicUsize]>> MultiProducer<B> {
-    pub(crate) fn new(bits: AtomicBitset<B>, capacity: usize, start: usize) -> Self {
+    /// A claim starting at `start` over `records` (at least `capacity` words, checked by the
+    /// caller), with a tag of at most `max_tag_bits` bits (tests shrink it to exercise the
+    /// scrub).
+    pub(crate) fn new(records: B, layout: &Layout, start: usize, max_tag_bits: u32) -> Self {
+        let lap_shift = layout.lap_shift();
+        // len − 1 < one lap fits in lap_shift bits; Layout guarantees lap_shift ≤ BITS − 3.
+        let tag_bits = (usize::BITS - 2 - lap_shift).min(max_tag_bits).max(1);
+        let tag_field = ((1usize << tag_bits) - 1) << (lap_shift + 2);
+        let scrub_period_mask = (1usize << (tag_bits - 1)) - 1; // S − 1, S = 2^(t−1)
+        for w in &records.as_ref()[..layout.capacity()] {
+            // Relaxed: the ring is not shared yet; handing it to other threads publishes this.
+            w.store(0, Ordering::Relaxed);
+        }
         Self {
             claim: Sequence::new(start),
-            bits,
-            capacity,
+            records,
+            mask: layout.mask(),
+            check: tag_field | VALID,
+            scrub_bits: scrub_period_mask << lap_shift,
         }
     }
 
-    /// Skip bit of a slot index: 1 = skipped, 0 = data. Marking data costs only a load in the
-    /// common case: the bit is reset only if a previous lap's hole left it set. That reset is
-    /// safe (no late clear can erase a newer mark): the claimant owns the slot until it
-    /// publishes, and the next lap's claim of the slot happens after every reader passed it.
-    #[inline]
-    fn skip_part(&self, index: usize, n: usize, skipped: bool) {
-        let at = self.capacity + index;
-        if skipped {
-            self.bits.set_range(at, n);
-        } else if self.bits.count_zeros_from(at, n) < n {
-            self.bits.reset_range(at, n);
-        }
+    /// The record word for a span at `head` (before the flags).
+    #[inline(always)]
+    fn expected(&self, head: usize) -> usize {
+        // The lap bits of the cursor moved above the 2 flag bits; `check` keeps the tag's part.
+        ((head & !self.mask) << 2) & self.check
     }
 
+    /// Stores the record of `[head, head + len)` (len ≥ 1), scrubbing interior words first in a
+    /// scrub lap (module docs, lap safety).
     #[inline]
-    fn skip_count(&self, index: usize, max: usize, skipped: bool) -> usize {
-        let at = self.capacity + index;
-        if skipped {
-            self.bits.count_ones_from(at, max)
-        } else {
-            self.bits.count_zeros_from(at, max)
+    fn write_record(&self, layout: &Layout, head: usize, len: usize, skipped: bool) {
+        let words = self.records.as_ref();
+        let i = layout.index(head);
+        if len > 1 {
+            let first = len.min(layout.capacity() - i);
+            if head & self.scrub_bits == 0 {
+                for w in &words[i + 1..i + first] {
+                    // Relaxed: ordered before readers by the Release record store below.
+                    w.store(0, Ordering::Relaxed);
+                }
+            }
+            if len > first && layout.advance(head, first) & self.scrub_bits == 0 {
+                for w in &words[..len - first] {
+                    // Relaxed: as above.
+                    w.store(0, Ordering::Relaxed);
+                }
+            }
         }
-    }
-
-    #[inline]
-    fn run(&self, index: usize, max: usize, odd_lap: bool) -> usize {
-        // Even laps publish by setting, odd laps by clearing (module docs).
-        if odd_lap {
-            self.bits.count_zeros_from(index, max)
-        } else {
-            self.bits.count_ones_from(index, max)
-        }
-    }
-
-    #[inline]
-    fn mark_part(&self, index: usize, n: usize, odd_lap: bool) {
-        if odd_lap {
-            self.bits.reset_range(index, n);
-        } else {
-            self.bits.set_range(index, n);
-        }
+        let record =
+            self.expected(head) | ((len - 1) << 2) | if skipped { SKIP } else { 0 } | VALID;
+        // Release: the span's slot writes (and the scrubs above) happen before any reader or
+        // walker that acquires this record.
+        words[i].store(record, Ordering::Release);
     }
 }
 
@@ -249,149 +323,69 @@ impl<B: AsRef<[AtomicUsize]>> MultiClaim for MultiProducer<B> {
     }
 
     #[inline]
-    fn mark_skip(&self, layout: &Layout, start: usize, n: usize, skipped: bool) {
-        let i = layout.index(start);
-        let first = n.min(layout.capacity() - i);
-        self.skip_part(i, first, skipped);
-        if n > first {
-            self.skip_part(0, n - first, skipped);
+    fn publish(&self, layout: &Layout, start: usize, reserved: usize, count: usize) {
+        if reserved == 0 {
+            return; // a zero-slot claim moved nothing
         }
-    }
-
-    #[inline]
-    fn skip_run(&self, layout: &Layout, from: usize, limit: usize, skipped: bool) -> usize {
-        let i = layout.index(from);
-        let first_max = limit.min(layout.capacity() - i);
-        let run = self.skip_count(i, first_max, skipped);
-        if run < first_max || run == limit {
-            return run;
-        }
-        run + self.skip_count(0, limit - run, skipped)
-    }
-
-    fn init_bits(&self, layout: &Layout, start: usize) {
-        // Slots from `start`'s index to the end are next used in `start`'s lap, the ones
-        // before it in the following lap. "Not published for lap L" is the mark of lap L−1.
-        let cap = layout.capacity();
-        let i = layout.index(start);
-        let odd = layout.odd_lap(start);
-        // Unpublished for an even lap = clear, for an odd lap = set.
-        let fill = |from: usize, n: usize, odd_lap: bool| {
-            if odd_lap {
-                self.bits.set_range(from, n);
-            } else {
-                self.bits.reset_range(from, n);
+        let count = count.min(reserved);
+        if count < reserved {
+            let end = layout.advance(start, reserved);
+            let kept_end = layout.advance(start, count);
+            // Release: the next claimant of the given-back slots overwrites what we wrote there;
+            // its claim CAS acquires this value (or a later RMW in its release sequence), so our
+            // writes happen before its writes (ThreadSanitizer found the race when this was
+            // Relaxed). Failure: nothing was given back, nothing to order.
+            let gave_back = self
+                .claim
+                .compare_exchange(end, kept_end, Ordering::Release, Ordering::Relaxed)
+                .is_ok();
+            if !gave_back {
+                // A later claim exists: the tail becomes a hole. Written before the data record,
+                // so a reader that passes the data finds the hole's record already there.
+                self.write_record(layout, kept_end, reserved - count, true);
             }
-        };
-        fill(i, cap - i, odd);
-        fill(0, i, !odd);
-    }
-
-    #[inline]
-    fn mark(&self, layout: &Layout, start: usize, n: usize) {
-        let i = layout.index(start);
-        let odd = layout.odd_lap(start);
-        let first = n.min(layout.capacity() - i);
-        self.mark_part(i, first, odd);
-        if n > first {
-            self.mark_part(0, n - first, !odd);
+        }
+        if count > 0 {
+            self.write_record(layout, start, count, false);
         }
     }
 
-    #[inline]
-    fn published_run(&self, layout: &Layout, from: usize, limit: usize) -> usize {
-        let i = layout.index(from);
-        let odd = layout.odd_lap(from);
-        let first_max = limit.min(layout.capacity() - i);
-        let run = self.run(i, first_max, odd);
-        if run < first_max || run == limit {
-            return run;
+    #[inline(always)]
+    fn record(&self, layout: &Layout, at: usize) -> Option<(usize, bool)> {
+        // Acquire: pairs with the Release record store; the span's data (and the scrubs before
+        // it) are visible once we accept the record.
+        let w = self.records.as_ref()[layout.index(at)].load(Ordering::Acquire);
+        if (w ^ (self.expected(at) | VALID)) & self.check != 0 {
+            return None; // not this lap's record: unpublished (or never claimed yet)
         }
-        run + self.run(0, limit - run, !odd)
+        Some((((w >> 2) & self.mask) + 1, w & SKIP != 0))
     }
-}
 
-/// Multi-producer publication of `[start, start + count)` out of `reserved` claimed slots:
-/// gives back or marks as skipped (a hole) what is not published, marks, then sweeps. Returns nothing:
-/// whoever completes the contiguous prefix advances `published`.
-pub(crate) fn publish_multi<M: MultiClaim>(
-    m: &M,
-    layout: &Layout,
-    published: &Sequence,
-    start: usize,
-    reserved: usize,
-    count: usize,
-) {
-    let mut to_mark = count;
-    if count < reserved {
-        let end = layout.advance(start, reserved);
-        let kept_end = layout.advance(start, count);
-        // Release: the next claimant of the given-back slots overwrites what we wrote there;
-        // its claim CAS acquires this value (or a later RMW in its release sequence), so our
-        // writes happen before its writes (ThreadSanitizer found the race when this was
-        // Relaxed). Failure: nothing was given back, nothing to order.
-        let gave_back = m
-            .claim()
-            .compare_exchange(end, kept_end, Ordering::Release, Ordering::Relaxed)
-            .is_ok();
-        if !gave_back {
-            // A later claim exists: the tail is published as skipped slots. The skip marks are
-            // Release RMWs sequenced before the publish marks below, so a reader that acquires
-            // a published cursor covering them sees them.
-            m.mark_skip(layout, kept_end, reserved - count, true);
-            to_mark = reserved;
-        }
-    }
-    if to_mark == 0 {
-        return;
-    }
-    if count > 0 {
-        // A leftover skip bit from this slot's previous lap is cleared (a load when none).
-        m.mark_skip(layout, start, count, false);
-    }
-    m.mark(layout, start, to_mark);
-    // SeqCst fence: the store-buffering hazard (module docs). Our mark is ordered before the
-    // loads of the sweep, against every other publisher's fence.
-    fence(Ordering::SeqCst);
-    sweep(m, layout, published, start);
-}
-
-/// Advances `published` over the run of marked slots, as far as it goes, starting from the
-/// guess `hint` (the publisher's own start: in the common case it is the published cursor, so
-/// the first CAS succeeds without loading the contended cursor line first).
-pub(crate) fn sweep<M: MultiClaim>(m: &M, layout: &Layout, published: &Sequence, hint: usize) {
-    let mut p = hint;
-    // Whether `p` is a value the cursor really had (read or written by us), not just the guess.
-    let mut fresh = false;
-    loop {
-        // Acquire: bounds the count; ordered after our fence. Claim ≥ published always, and our
-        // own claim ends after `hint`, so the bound is non-negative for both kinds of `p`.
-        let c = m.claim().load(Ordering::Acquire);
-        let limit = layout.distance(p, c);
-        let run = if limit > 0 {
-            m.published_run(layout, p, limit as usize)
-        } else {
-            0
-        };
-        if run == 0 {
-            if fresh {
-                return; // nothing marked at the real cursor: its owner will sweep
+    fn walk_hint(&self, layout: &Layout, hint: &Sequence) -> usize {
+        // Acquire: the hint's walker acquired every record before it (and released them with
+        // its CAS); the lap-safety argument needs those writes ordered before our loads.
+        let h = hint.load(Ordering::Acquire);
+        let mut p = h;
+        let mut walked = 0;
+        while let Some((len, _)) = self.record(layout, p) {
+            walked += len;
+            if walked > layout.capacity() {
+                // Only a stale walk gets here (a genuine one stops at the claim cursor, at most
+                // one capacity past the hint): discard it.
+                return hint.load(Ordering::Acquire);
             }
-            // Acquire: only the guess was empty (a later lap already reused our slots, or
-            // someone swept past them); look at the real cursor once.
-            p = published.load(Ordering::Acquire);
-            fresh = true;
-            continue;
+            p = layout.advance(p, len);
         }
-        // AcqRel: Release publishes every slot in the run to readers, which acquire
-        // `published`; the slot writers' data reached us through the Acquire bit loads.
-        // On failure someone else moved the cursor: continue from the value it has.
-        let next = layout.advance(p, run);
-        p = match published.compare_exchange(p, next, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => next,
+        if p == h {
+            return h;
+        }
+        // Release: attachers and scans that acquire the hint see every record we walked (and so
+        // the data they announce). Failure (Acquire, as the load): another walker moved it on;
+        // ours may be stale, keep theirs.
+        match hint.compare_exchange(h, p, Ordering::Release, Ordering::Acquire) {
+            Ok(_) => p,
             Err(actual) => actual,
-        };
-        fresh = true;
+        }
     }
 }
 

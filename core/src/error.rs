@@ -19,11 +19,12 @@ pub enum CapacityError {
         /// The largest supported capacity.
         max: usize,
     },
-    /// The multi-producer bitset storage holds fewer bits than the ring needs (two a slot).
+    /// The multi-producer record storage holds fewer words than the ring needs (one a slot,
+    /// [`multi_words`](crate::multi_words)).
     BitsetTooSmall {
-        /// Bits needed (twice the capacity).
+        /// Words needed (the capacity).
         needed: usize,
-        /// Bits the storage holds.
+        /// Words the storage holds.
         available: usize,
     },
 }
@@ -37,7 +38,7 @@ impl fmt::Display for CapacityError {
             }
             Self::BitsetTooSmall { needed, available } => write!(
                 f,
-                "multi-producer bitset holds {available} bits but the ring needs {needed} (two a slot)"
+                "multi-producer record storage holds {available} words but the ring needs {needed} (one a slot)"
             ),
         }
     }

@@ -96,6 +96,18 @@ impl Layout {
             .wrapping_sub((from & self.mask) as isize)
     }
 
+    /// The index mask (`one_lap − 1`, where `one_lap` is the next power of two ≥ capacity).
+    #[inline]
+    pub(crate) const fn mask(&self) -> usize {
+        self.mask
+    }
+
+    /// `log2(one_lap)`: the cursor bits above it count laps.
+    #[inline]
+    pub(crate) const fn lap_shift(&self) -> u32 {
+        self.lap_shift
+    }
+
     /// Lap parity of a cursor: flips every time the cursor passes the last slot. The
     /// multi-producer ring marks even laps published by setting bits and odd laps by clearing.
     #[inline]

@@ -83,6 +83,11 @@ where
     ///
     /// [`AttachError::TooManyReaders`] when `N` readers are attached.
     pub fn attach(ring: R) -> Result<Self, AttachError> {
+        if let Some(m) = ring.producer.multi() {
+            // Multi-producer: the published cursor is a hint; bring it up to date first, so
+            // the reader starts at the current frontier (module docs of `claim`).
+            m.walk_hint(&ring.layout, &ring.published);
+        }
         let slot = ring.readers.attach(ring.published.as_atomic())?;
         let cursor = ring.readers.cursor(slot);
         Ok(Self {
@@ -109,9 +114,26 @@ where
     /// Published items not yet consumed by this reader (a snapshot; on a multi-producer ring
     /// it may include skipped hole slots, which reads never return).
     pub fn available(&mut self) -> usize {
-        // Acquire: as in `refresh`; not cached, since skipped slots are counted here.
-        let published = self.ring.published.load(Ordering::Acquire);
-        self.ring.layout.distance(self.pos.cursor, published).max(0) as usize
+        let ring = &*self.ring;
+        let Some(m) = ring.producer.multi() else {
+            // Acquire: as in `refresh`.
+            let published = ring.published.load(Ordering::Acquire);
+            return ring.layout.distance(self.pos.cursor, published).max(0) as usize;
+        };
+        // Multi-producer: walk the records from the front (data and holes alike).
+        let layout = &ring.layout;
+        let mut total = self.pos.ready;
+        let mut front = layout.advance(self.pos.cursor, total);
+        while total < layout.capacity() {
+            match m.record(layout, front) {
+                Some((len, _)) => {
+                    total += len;
+                    front = layout.advance(front, len);
+                }
+                None => break,
+            }
+        }
+        total
     }
 
     /// Up to `max` published items, without waiting.
@@ -294,50 +316,104 @@ fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
     pos: &mut ReadPos,
     max: usize,
 ) -> Result<Polled, ReadError> {
-    loop {
-        let mut available = pos.ready;
-        // (`max(1)`: even a zero-item read must know whether anything is there.)
-        if available < max.max(1) {
+    if let Some(m) = ring.producer.multi() {
+        return poll_records(ring, m, pos, max);
+    }
+    let mut available = pos.ready;
+    // (`max(1)`: even a zero-item read must know whether anything is there.)
+    if available < max.max(1) {
+        available = refresh(ring, pos);
+        if available == 0 {
+            // Sealed, then the cursor once more: sealing happens after the last
+            // publication of every span claimed before the close, so a reader that sees
+            // the seal, is at the end of the stream and sees nothing new has read
+            // everything (`Ring::close`).
+            let Some(end) = ring.end_of_stream() else {
+                return Err(ReadError::Empty);
+            };
             available = refresh(ring, pos);
             if available == 0 {
-                // Sealed, then the cursor once more: sealing happens after the last
-                // publication of every span claimed before the close, so a reader that sees
-                // the seal, is at the end of the stream and sees nothing new has read
-                // everything (`Ring::close`).
-                let Some(end) = ring.end_of_stream() else {
-                    return Err(ReadError::Empty);
-                };
-                available = refresh(ring, pos);
-                if available == 0 {
-                    if pos.cursor == end {
-                        return Err(ReadError::Closed);
-                    }
-                    // Closed, but a span claimed before the close is still in flight.
-                    return Err(ReadError::Empty);
+                if pos.cursor == end {
+                    return Err(ReadError::Closed);
                 }
+                // Closed, but a span claimed before the close is still in flight.
+                return Err(ReadError::Empty);
             }
         }
-        let mut cut_by_hole = false;
-        if let Some(m) = ring.producer.multi() {
-            // Slots below the published cursor carry current skip marks (written before their
-            // publish marks, which we acquired through the cursor).
-            let layout = &ring.layout;
-            let data = m.skip_run(layout, pos.cursor, available, false);
-            if data == 0 {
-                // At skipped slots (a partial publish behind a later claim): pass them.
-                let skipped = m.skip_run(layout, pos.cursor, available, true);
-                advance(ring, pos, layout.advance(pos.cursor, skipped), skipped);
-                continue;
-            }
-            cut_by_hole = data < available;
-            available = data;
-            pos.ready = data; // the fast path must not run past the skipped slots
-        }
-        return Ok(Polled {
-            count: available.min(max),
-            cut_by_hole: cut_by_hole && available < max,
-        });
     }
+    Ok(Polled {
+        count: available.min(max),
+        cut_by_hole: false,
+    })
+}
+
+/// Multi-producer [`poll`]: walks the publication records from the reader's front
+/// (`cursor + ready`, always a span head), passing holes it meets at the cursor.
+#[inline(always)]
+fn poll_records<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    m: &P::Multi,
+    pos: &mut ReadPos,
+    max: usize,
+) -> Result<Polled, ReadError> {
+    let want = max.max(1);
+    let mut end = None;
+    loop {
+        let hole = walk_records(ring, m, pos, want);
+        if pos.ready > 0 {
+            return Ok(Polled {
+                count: pos.ready.min(max),
+                cut_by_hole: hole && pos.ready < max,
+            });
+        }
+        // Nothing: sealed, then the records once more. Sealing happens after the close's RMW
+        // on the claim cursor, and `end` (the claim cursor now) covers every span claimed
+        // before it; claims after it withdraw. So a reader at `end` that then sees no record
+        // has read everything (`Ring::close`).
+        if let Some(end) = end {
+            if pos.cursor == end {
+                return Err(ReadError::Closed);
+            }
+            return Err(ReadError::Empty); // a span claimed before the close is in flight
+        }
+        match ring.end_of_stream() {
+            None => return Err(ReadError::Empty),
+            Some(at) => end = Some(at),
+        }
+    }
+}
+
+/// Extends `pos.ready` over the data records from the front until it covers `want` items or
+/// the records stop; passes (consumes) holes met while nothing is ready. Returns whether a hole
+/// ended the run.
+#[inline(always)]
+fn walk_records<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    m: &P::Multi,
+    pos: &mut ReadPos,
+    want: usize,
+) -> bool {
+    let layout = &ring.layout;
+    let mut front = layout.advance(pos.cursor, pos.ready);
+    while pos.ready < want {
+        match m.record(layout, front) {
+            None => return false,
+            Some((len, false)) => {
+                // The record's Acquire made the span's data visible; `ready` never passes a
+                // hole, so the fast path (`known_ready`) needs no atomic access.
+                pos.ready += len;
+                front = layout.advance(front, len);
+            }
+            Some((len, true)) => {
+                if pos.ready > 0 {
+                    return true; // show the data first; the hole is passed on a later poll
+                }
+                front = layout.advance(front, len);
+                advance(ring, pos, front, 0);
+            }
+        }
+    }
+    false
 }
 
 /// Consumes `count` items (up to `cursor`): publishes the reader's progress to writers.

@@ -113,18 +113,31 @@ impl<const N: usize> ReaderRegistry<N> {
     /// [`AttachError::TooManyReaders`] when all `N` slots are taken.
     pub fn attach(&self, published: &AtomicUsize) -> Result<usize, AttachError> {
         for (i, slot) in self.slots.iter().enumerate() {
-            // Relaxed: the CAS only claims the slot among attachers; writers ignore ATTACHING.
+            // Acquire on success: pairs with the Release `detach` of the slot's previous
+            // reader. A scan that later sees this slot ACTIVE (through our generation bump)
+            // reads *our* cursor, not the old reader's, so the old reader's reads of its slots
+            // must reach writers through us: without this, a writer could overwrite slots the
+            // detached reader was still reading (loom: loom_records::attach_detach_*).
+            // Failure: the slot is taken, nothing to order.
             if slot
                 .state
-                .compare_exchange(FREE, ATTACHING, Ordering::Relaxed, Ordering::Relaxed)
+                .compare_exchange(FREE, ATTACHING, Ordering::Acquire, Ordering::Relaxed)
                 .is_err()
             {
                 continue;
             }
-            // Relaxed: these two stores are published by the Release half of the RMW below.
+            // Release (not Relaxed): a scan may still see the previous reader's ACTIVE state
+            // together with this provisional cursor; its Acquire cursor load must then carry
+            // the previous reader's detach (acquired by our CAS) to the writer, or the writer
+            // could overwrite slots that reader was still reading (loom found it:
+            // loom_records::attach_detach_race_refresh_and_hint_walk).
             slot.cursor
-                .store(published.load(Ordering::Acquire), Ordering::Relaxed);
-            slot.state.store(ACTIVE, Ordering::Relaxed);
+                .store(published.load(Ordering::Acquire), Ordering::Release);
+            // Release: a scan can see ACTIVE before it sees our generation bump (and then
+            // still use our cursor when the bump lands after its second RMW); its Acquire
+            // state load must then still carry the previous reader's detach (acquired by our
+            // CAS above) to the writer.
+            slot.state.store(ACTIVE, Ordering::Release);
             // AcqRel RMW: releases the slot state to scans that acquire the generation later;
             // acquires every scan that ended (with its own RMW) before, see the module docs.
             self.generation.fetch_add(1, Ordering::AcqRel);

@@ -1,6 +1,5 @@
 //! [`Ring`]: the broadcast ring buffer over caller-provided memory.
 
-use crate::bitset::AtomicBitset;
 use crate::claim::{MultiClaim, MultiProducer, Producer, SingleProducer};
 use crate::error::{AttachError, CapacityError};
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
@@ -124,9 +123,10 @@ impl<T, const N: usize> Ring<InlineStorage<T, N>> {
 
 impl<S: Storage, B: AsRef<[AtomicUsize]>> Ring<S, MultiProducer<B>> {
     /// A multi-producer ring over `storage` with default wait strategy and reader capacity,
-    /// tracking out-of-order publication in `bits` (at least one bit per slot:
-    /// [`multi_words`](crate::multi_words)`(capacity)` words: two bits a slot). For other parameters name the type
-    /// and use [`new_multi_starting_at`](Ring::new_multi_starting_at).
+    /// publishing through `bits`: one record word a slot,
+    /// [`multi_words`](crate::multi_words)`(capacity)` words (any initial value; the ring zeroes
+    /// them). For other parameters name the type and use
+    /// [`new_multi_starting_at`](Ring::new_multi_starting_at).
     ///
     /// # Errors
     ///
@@ -171,14 +171,31 @@ impl<S: Storage, B: AsRef<[AtomicUsize]>, W: WaitStrategy + Default, const READE
     ///
     /// As [`new_multi`](Self::new_multi).
     pub fn new_multi_starting_at(storage: S, bits: B, start: usize) -> Result<Self, CapacityError> {
+        Self::new_multi_with_tag_bits(storage, bits, start, usize::BITS)
+    }
+
+    /// As [`new_multi_starting_at`](Self::new_multi_starting_at) with the records' lap tag cut
+    /// to at most `tag_bits` bits (≥ 1), so that tests can reach the tag's wrap-around (and
+    /// its scrub) in a few laps, as a 32-bit target with a large ring does. Not for production:
+    /// a short tag scrubs more often.
+    ///
+    /// # Errors
+    ///
+    /// As [`new_multi`](Self::new_multi).
+    #[doc(hidden)]
+    pub fn new_multi_with_tag_bits(
+        storage: S,
+        bits: B,
+        start: usize,
+        tag_bits: u32,
+    ) -> Result<Self, CapacityError> {
         Self::build(storage, start, move |layout, start| {
-            let available = bits.as_ref().len() * usize::BITS as usize;
-            let needed = 2 * layout.capacity(); // published + skipped, per slot
-            let bitset = AtomicBitset::with_len(bits, needed)
-                .map_err(|_| CapacityError::BitsetTooSmall { needed, available })?;
-            let producer = MultiProducer::new(bitset, layout.capacity(), start);
-            producer.init_bits(layout, start);
-            Ok(producer)
+            let available = bits.as_ref().len();
+            let needed = crate::multi_words(layout.capacity()); // one record word a slot
+            if available < needed {
+                return Err(CapacityError::BitsetTooSmall { needed, available });
+            }
+            Ok(MultiProducer::new(bits, layout, start, tag_bits))
         })
     }
 }
@@ -234,10 +251,15 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
         self.start
     }
 
-    /// The public cursor: every item before it is published.
+    /// The public cursor: every item before it is published (on a multi-producer ring: or
+    /// skipped). On a multi-producer ring this walks the publication records from the last
+    /// known position first (the cursor is a hint there, see [`MultiProducer`]).
     pub fn published(&self) -> usize {
-        // Acquire: a caller that then reads slots must see their contents.
-        self.published.load(Ordering::Acquire)
+        match self.producer.multi() {
+            Some(m) => m.walk_hint(&self.layout, &self.published),
+            // Acquire: a caller that then reads slots must see their contents.
+            None => self.published.load(Ordering::Acquire),
+        }
     }
 
     /// A writer handle borrowing the ring.
@@ -403,6 +425,11 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
     /// Rescans the readers; returns the new minimum if the scan was clean.
     #[inline]
     pub(crate) fn refresh_min(&self) -> Option<usize> {
+        if let Some(m) = self.producer.multi() {
+            // The hint is the scan's starting minimum: walk it forward first, or it would hold
+            // writers back one capacity after it.
+            m.walk_hint(&self.layout, &self.published);
+        }
         self.readers.refresh_min(self.published.as_atomic())
     }
 }
@@ -495,16 +522,7 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
                     self.seal();
                 }
             }
-            Some(m) => {
-                crate::claim::publish_multi(
-                    m,
-                    &self.layout,
-                    &self.published,
-                    start,
-                    reserved,
-                    count,
-                );
-            }
+            Some(m) => m.publish(&self.layout, start, reserved, count),
         }
         self.data.notify_all();
     }

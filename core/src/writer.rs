@@ -252,7 +252,7 @@ where
                 }
                 // Acquire on success: if these slots were given back by a partial publish, the
                 // writes their previous claimant made happen before ours (pairs with the
-                // Release give-back CAS in `publish_multi`). Nothing is published by claiming.
+                // Release give-back CAS in `MultiProducer::publish`). Nothing is published by claiming.
                 // Acquire also pairs with the Release RMW of `Ring::close` on this cursor.
                 if m.claim()
                     .compare_exchange_weak(
@@ -290,7 +290,7 @@ where
     #[inline(never)]
     fn withdraw(ring: &Ring<S, P, W, N>, start: usize, n: usize) -> ReserveError {
         if let Some(m) = ring.producer.multi() {
-            crate::claim::publish_multi(m, &ring.layout, &ring.published, start, n, 0);
+            m.publish(&ring.layout, start, n, 0);
         }
         ring.data.notify_all();
         ReserveError::Closed

@@ -19,10 +19,10 @@ use spanring_core::{
 
 type Sp<const C: usize> = Ring<InlineStorage<usize, C>, SingleProducer, spanring_core::BusySpin, 1>;
 type Mp<const C: usize> =
-    Ring<InlineStorage<usize, C>, MultiProducer<[AtomicUsize; 1]>, spanring_core::BusySpin, 1>;
+    Ring<InlineStorage<usize, C>, MultiProducer<[AtomicUsize; C]>, spanring_core::BusySpin, 1>;
 
 fn mp<const C: usize>() -> Arc<Mp<C>> {
-    let bits: [AtomicUsize; 1] = core::array::from_fn(|_| AtomicUsize::new(0));
+    let bits: [AtomicUsize; C] = core::array::from_fn(|_| AtomicUsize::new(0));
     Arc::new(Ring::new_multi_starting_at(InlineStorage::new([0; C]), bits, 0).unwrap())
 }
 
