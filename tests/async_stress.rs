@@ -16,7 +16,13 @@ use spanring::{multi_words, AsyncWait, MultiProducer, Reader, Ring, SingleProduc
 type MpRing = Ring<HeapStorage<u64>, MultiProducer<Box<[AtomicUsize]>>, AsyncWait<4>, 8>;
 type SpRing = Ring<HeapStorage<u64>, SingleProducer, AsyncWait<4>, 8>;
 
-const WATCHDOG: Duration = Duration::from_secs(60);
+/// No completion within this is a lost wake-up or a deadlock: 60 s natively, 300 s in the slow
+/// CI runs (emulation, sanitizers: they set `SPANRING_STRESS_SCALE`), where a loaded 2-core
+/// machine made a healthy aarch64 run under qemu exceed 60 s.
+fn watchdog() -> Duration {
+    let slow = std::env::var_os("SPANRING_STRESS_SCALE").is_some();
+    Duration::from_secs(if slow { 300 } else { 60 })
+}
 
 fn items(default: u64) -> u64 {
     std::env::var("SPANRING_SOAK")
@@ -79,7 +85,7 @@ async fn run<R, P>(
             );
         }
     };
-    tokio::time::timeout(WATCHDOG, all)
+    tokio::time::timeout(watchdog(), all)
         .await
         .expect("watchdog: no completion (lost wake-up or deadlock)");
 }
