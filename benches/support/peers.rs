@@ -1,24 +1,28 @@
-//! The same scenarios on peer crates, where the peer can express them, plus a single-thread
-//! `copy_from_slice` baseline. Every peer waits the way spanring's default rows do (spin 64
-//! times, then `yield_now`, via spanring's own `YieldWait`), except `std::sync::mpsc`, which
-//! parks in its blocking `send`/`recv`.
+//! The same scenarios on peer crates (each pinned at its newest release in Cargo.toml), where
+//! the peer can express them, plus a single-thread `copy_from_slice` baseline. Every peer waits
+//! the way spanring's rows do (spin 64 times, then `yield_now`, via spanring's own `YieldWait`
+//! around the peer's `try_` call), except `std::sync::mpsc`'s blocking `send`.
+//!
+//! **Every chunk-1 row writes and checks its items** (`check.rs`: producer `p` writes
+//! `p << 48 | counter`, every reader checks each producer's counters arrive complete and in
+//! order), and is compared with spanring's `verify` rows, which do the same.
 //!
 //! What each peer can express:
-//! - `rtrb` (SPSC): 1P→1C; chunk 1 = `push`/`pop`, chunk 1024 = `write_chunk`/`read_chunk`
-//!   + `commit_all` (no data touched, like bm_Buffer).
-//! - `ringbuf` (SPSC): 1P→1C chunk 1 = `try_push`/`try_pop`.
-//! - `crossbeam-queue` `ArrayQueue` (MPMC): consumers *share* items, so only C = 1 rows are
-//!   broadcast-equivalent; chunk 1 only (no span API).
-//! - `disruptor` (broadcast): every P×C row; each handler (one thread, managed by the crate)
-//!   sees every event; chunk 1024 = `try_batch_publish(1024)`. The crate ships only busy-spin
-//!   wait strategies; we give its handlers a yielding one (`YieldStrategy`) like ours.
+//! - `rtrb` 0.4 (SPSC): 1P→1C; chunk 1 = `push`/`pop`; `rtrb (batch reads)` = `push` +
+//!   `read_chunk(slots())`; chunk 1024 = `write_chunk`/`read_chunk` + `commit_all` (data
+//!   untouched, like bm_Buffer, compared with the `buffer` table).
+//! - `ringbuf` 0.6 (SPSC): 1P→1C chunk 1 = `try_push`/`try_pop`.
+//! - `crossbeam-queue` 0.3 `ArrayQueue` and `crossbeam-channel` 0.5 `bounded` (MPMC):
+//!   consumers *share* items, so only C = 1 rows are broadcast-equivalent; chunk 1 only.
+//! - `disruptor` 4 (broadcast, multi-producer): every P×C row; each handler (one thread,
+//!   managed by the crate) sees every event and takes every available event per wake-up
+//!   (batching); chunk 1024 = `try_batch_publish(1024)`, untouched. `disruptor` uses the
+//!   single-producer builder for P = 1, `disruptor MP` always the multi-producer one. The crate
+//!   ships only busy-spin wait strategies; we give its handlers a yielding one like ours.
 //! - `std::sync::mpsc::sync_channel` (P→1): chunk 1.
-//!
-//! A chunk-1 `push`/`pop` moves one `u64`, which spanring's chunk-1 bm_Buffer rows do not:
-//! that is one store and one load per item in the peers' favour of realism, not of speed.
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -26,6 +30,7 @@ use std::time::{Duration, Instant};
 use spanring::std_ext::YieldWait;
 use spanring::WaitStrategy;
 
+use super::check::{item, Checker};
 use super::ring_runs::Scenario;
 use super::stats::Rep;
 
@@ -75,7 +80,8 @@ fn rep(sc: &Scenario, elapsed: Duration) -> Rep {
     }
 }
 
-/// rtrb, 1P→1C, capacity `cap`.
+/// rtrb, 1P→1C. Chunk 1: `push`/`pop`, every item written and checked. Chunk > 1:
+/// `write_chunk`/`read_chunk` + `commit_all`, data untouched (like the `buffer` table).
 pub fn rtrb(sc: &Scenario, cap: usize) -> Rep {
     assert_eq!((sc.producers, sc.consumers), (1, 1));
     let (mut tx, mut rx) = rtrb::RingBuffer::<u64>::new(cap);
@@ -85,7 +91,8 @@ pub fn rtrb(sc: &Scenario, cap: usize) -> Rep {
             let mut i = 0;
             while i < n {
                 if chunk == 1 {
-                    wait(|| tx.push(i as u64).is_ok());
+                    let x = item(0, i as u64);
+                    wait(|| tx.push(x).is_ok());
                 } else {
                     wait(|| match tx.write_chunk(chunk) {
                         Ok(c) => {
@@ -100,11 +107,12 @@ pub fn rtrb(sc: &Scenario, cap: usize) -> Rep {
         }) as Box<dyn FnOnce() + Send>,
         Box::new(move || {
             let mut got = 0;
+            let mut check = Checker::default();
             while got < n {
                 if chunk == 1 {
                     wait(|| match rx.pop() {
                         Ok(x) => {
-                            black_box(x);
+                            check.check(x);
                             true
                         }
                         Err(_) => false,
@@ -120,12 +128,51 @@ pub fn rtrb(sc: &Scenario, cap: usize) -> Rep {
                 }
                 got += chunk;
             }
+            if chunk == 1 {
+                check.assert_complete("rtrb", n);
+            }
         }),
     ]);
     rep(sc, elapsed)
 }
 
-/// ringbuf (`HeapRb`), 1P→1C, chunk 1.
+/// rtrb, 1P→1C, the writer pushes one item at a time, the reader takes every available item
+/// per `read_chunk(slots())` (batch reads); every item checked.
+pub fn rtrb_batch(sc: &Scenario, cap: usize) -> Rep {
+    assert_eq!((sc.producers, sc.consumers, sc.chunk), (1, 1, 1));
+    let (mut tx, mut rx) = rtrb::RingBuffer::<u64>::new(cap);
+    let n = sc.total();
+    let elapsed = timed(vec![
+        Box::new(move || {
+            for i in 0..n as u64 {
+                let x = item(0, i);
+                wait(|| tx.push(x).is_ok());
+            }
+        }) as Box<dyn FnOnce() + Send>,
+        Box::new(move || {
+            let mut check = Checker::default();
+            while (check.got as usize) < n {
+                wait(|| {
+                    let k = rx.slots();
+                    if k == 0 {
+                        return false;
+                    }
+                    let c = rx.read_chunk(k).expect("slots() items are readable");
+                    let (a, b) = c.as_slices();
+                    for &x in a.iter().chain(b) {
+                        check.check(x);
+                    }
+                    c.commit_all();
+                    true
+                });
+            }
+            check.assert_complete("rtrb batch", n);
+        }),
+    ]);
+    rep(sc, elapsed)
+}
+
+/// ringbuf (`HeapRb`), 1P→1C, chunk 1: `try_push`/`try_pop`, every item checked.
 pub fn ringbuf(sc: &Scenario, cap: usize) -> Rep {
     use ringbuf::traits::{Consumer, Producer, Split};
     assert_eq!((sc.producers, sc.consumers, sc.chunk), (1, 1, 1));
@@ -134,61 +181,98 @@ pub fn ringbuf(sc: &Scenario, cap: usize) -> Rep {
     let elapsed = timed(vec![
         Box::new(move || {
             for i in 0..n as u64 {
-                wait(|| tx.try_push(i).is_ok());
+                let x = item(0, i);
+                wait(|| tx.try_push(x).is_ok());
             }
         }) as Box<dyn FnOnce() + Send>,
         Box::new(move || {
+            let mut check = Checker::default();
             for _ in 0..n {
-                wait(|| rx.try_pop().map(black_box).is_some());
+                wait(|| rx.try_pop().map(|x| check.check(x)).is_some());
             }
+            check.assert_complete("ringbuf", n);
         }),
     ]);
     rep(sc, elapsed)
 }
 
-/// crossbeam-queue `ArrayQueue`, P→1C, chunk 1.
-pub fn array_queue(sc: &Scenario, cap: usize) -> Rep {
-    assert_eq!((sc.consumers, sc.chunk), (1, 1));
-    let q = crossbeam_queue::ArrayQueue::<u64>::new(cap);
-    let q = &q;
+/// P producer workers running `push(p, seq)` for their items and one consumer running
+/// `pop()` until everything arrived, checked (the shape of every P→1 queue below).
+fn p_to_1<Push, Pop>(sc: &Scenario, what: &str, push: Push, mut pop: Pop) -> Rep
+where
+    Push: Fn(usize, u64) + Sync,
+    Pop: FnMut() -> Option<u64> + Send,
+{
     let (per, total) = (sc.per_producer(), sc.total());
+    let push = &push;
     let mut workers: Vec<Box<dyn FnOnce() + Send + '_>> = Vec::new();
-    for _ in 0..sc.producers {
+    for p in 0..sc.producers {
         workers.push(Box::new(move || {
             for i in 0..per as u64 {
-                wait(|| q.push(i).is_ok());
+                push(p, i);
             }
         }));
     }
     workers.push(Box::new(move || {
+        let mut check = Checker::default();
         for _ in 0..total {
-            wait(|| q.pop().map(black_box).is_some());
+            let mut got = None;
+            wait(|| {
+                got = pop();
+                got.is_some()
+            });
+            check.check(got.expect("waited for an item"));
         }
+        check.assert_complete(what, total);
     }));
     rep(sc, timed(workers))
 }
 
-/// `std::sync::mpsc::sync_channel(cap)`, P→1C, chunk 1 (blocking send/recv).
+/// crossbeam-queue `ArrayQueue`, P→1C, chunk 1 (`push`/`pop`), every item checked.
+pub fn array_queue(sc: &Scenario, cap: usize) -> Rep {
+    assert_eq!((sc.consumers, sc.chunk), (1, 1));
+    let q = crossbeam_queue::ArrayQueue::<u64>::new(cap);
+    let q = &q;
+    p_to_1(
+        sc,
+        "ArrayQueue",
+        |p, i| {
+            let x = item(p, i);
+            wait(|| q.push(x).is_ok());
+        },
+        || q.pop(),
+    )
+}
+
+/// crossbeam-channel `bounded(cap)`, P→1C, chunk 1 (`try_send`/`try_recv`), every item
+/// checked.
+pub fn crossbeam_channel(sc: &Scenario, cap: usize) -> Rep {
+    assert_eq!((sc.consumers, sc.chunk), (1, 1));
+    let (tx, rx) = crossbeam_channel::bounded::<u64>(cap);
+    let tx = &tx;
+    p_to_1(
+        sc,
+        "crossbeam-channel",
+        |p, i| {
+            let x = item(p, i);
+            wait(|| tx.try_send(x).is_ok());
+        },
+        move || rx.try_recv().ok(),
+    )
+}
+
+/// `std::sync::mpsc::sync_channel(cap)`, P→1C, chunk 1 (blocking `send`, `try_recv` with
+/// the common wait), every item checked.
 pub fn mpsc(sc: &Scenario, cap: usize) -> Rep {
     assert_eq!((sc.consumers, sc.chunk), (1, 1));
     let (tx, rx) = std::sync::mpsc::sync_channel::<u64>(cap);
-    let (per, total) = (sc.per_producer(), sc.total());
-    let mut workers: Vec<Box<dyn FnOnce() + Send>> = Vec::new();
-    for _ in 0..sc.producers {
-        let tx = tx.clone();
-        workers.push(Box::new(move || {
-            for i in 0..per as u64 {
-                tx.send(i).expect("receiver alive");
-            }
-        }));
-    }
-    drop(tx);
-    workers.push(Box::new(move || {
-        for _ in 0..total {
-            black_box(rx.recv().expect("senders alive"));
-        }
-    }));
-    rep(sc, timed(workers))
+    let tx = &tx;
+    p_to_1(
+        sc,
+        "mpsc",
+        move |p, i| tx.send(item(p, i)).expect("receiver alive"),
+        move || rx.try_recv().ok(),
+    )
 }
 
 /// Spin once with a hint, then yield: the disruptor crate's consumers call this per failed
@@ -202,46 +286,67 @@ impl disruptor::wait_strategies::WaitStrategy for YieldStrategy {
     }
 }
 
-/// Publishes from each producer handle in its own thread; the last handle's drop waits until
-/// every handler processed every event, so the clock stops after the consumers finish.
+/// Publishes from each producer handle in its own thread (producer `p` writes its items into
+/// the events); the last handle's drop waits until every handler processed every event, so the
+/// clock stops after the consumers finish.
 fn drive_disruptor<Prod>(producers: Vec<Prod>, sc: &Scenario) -> Duration
 where
     Prod: disruptor::Producer<u64> + Send,
 {
-    let (per, chunk) = (sc.per_producer(), sc.chunk);
+    let (per, chunk) = (sc.per_producer() as u64, sc.chunk);
     let workers: Vec<_> = producers
         .into_iter()
-        .map(|mut p| {
+        .enumerate()
+        .map(|(p, mut prod)| {
             move || {
                 let mut i = 0;
                 while i < per {
                     if chunk == 1 {
-                        wait(|| p.try_publish(|_| {}).is_ok());
+                        let x = item(p, i);
+                        wait(|| prod.try_publish(|e| *e = x).is_ok());
                     } else {
-                        wait(|| p.try_batch_publish(chunk, |_| {}).is_ok());
+                        wait(|| prod.try_batch_publish(chunk, |_| {}).is_ok());
                     }
-                    i += chunk;
+                    i += chunk as u64;
                 }
-                drop(p); // the last one shuts the disruptor down after the handlers drained
+                drop(prod); // the last one shuts the disruptor down after the handlers drained
             }
         })
         .collect();
     timed(workers)
 }
 
-/// The `disruptor` crate, P→C broadcast (C handlers), ring of `cap.next_power_of_two()`.
+/// The `disruptor` crate, P→C broadcast (C handlers, each checks every event at chunk 1), ring
+/// of `cap.next_power_of_two()`; the single-producer builder for P = 1.
 pub fn disruptor(sc: &Scenario, cap: usize) -> Rep {
+    disruptor_with(sc, cap, sc.producers > 1)
+}
+
+/// As [`disruptor`], always with the multi-producer builder (also for one producer).
+pub fn disruptor_mp(sc: &Scenario, cap: usize) -> Rep {
+    disruptor_with(sc, cap, true)
+}
+
+fn disruptor_with(sc: &Scenario, cap: usize, multi: bool) -> Rep {
     use disruptor::{build_multi_producer, build_single_producer};
     let size = cap.next_power_of_two();
-    let seen: Vec<Arc<AtomicI64>> = (0..sc.consumers)
-        .map(|_| Arc::new(AtomicI64::new(0)))
+    let verify = sc.chunk == 1;
+    // Per handler: events seen, bad events (written by the handler thread at the end of each
+    // batch, read after the disruptor joined it).
+    let results: Vec<Arc<[AtomicU64; 2]>> = (0..sc.consumers)
+        .map(|_| Arc::new([AtomicU64::new(0), AtomicU64::new(0)]))
         .collect();
     let handler = |i: usize| {
-        let seen = seen[i].clone();
-        move |_: &u64, seq: disruptor::Sequence, end_of_batch: bool| {
+        let out = results[i].clone();
+        let mut check = Checker::default();
+        move |e: &u64, seq: disruptor::Sequence, end_of_batch: bool| {
+            if verify {
+                check.check(*e);
+            }
             if end_of_batch {
                 // Relaxed: read after the disruptor joined this handler's thread.
-                seen.store(seq + 1, Ordering::Relaxed);
+                out[0].store(seq as u64 + 1, Ordering::Relaxed);
+                out[1].store(check.bad, Ordering::Relaxed);
             }
         }
     };
@@ -267,7 +372,7 @@ pub fn disruptor(sc: &Scenario, cap: usize) -> Rep {
             }
         };
     }
-    let elapsed = if sc.producers == 1 {
+    let elapsed = if !multi {
         let b = build_single_producer(size, || 0u64, YieldStrategy);
         with_handlers!(b, |p| drive_disruptor(vec![p], sc))
     } else {
@@ -279,12 +384,17 @@ pub fn disruptor(sc: &Scenario, cap: usize) -> Rep {
             drive_disruptor(all, sc)
         })
     };
-    for s in &seen {
+    for r in &results {
         // Relaxed: the handler threads were joined.
         assert_eq!(
-            s.load(Ordering::Relaxed),
-            sc.total() as i64,
+            r[0].load(Ordering::Relaxed),
+            sc.total() as u64,
             "disruptor lost events"
+        );
+        assert_eq!(
+            r[1].load(Ordering::Relaxed),
+            0,
+            "disruptor: events out of order"
         );
     }
     rep(sc, elapsed)

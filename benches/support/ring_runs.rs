@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use spanring::{Producer, ReadError, Reader, Ring, Storage, WaitStrategy, Writer};
 
+use super::check::{item, Checker};
 use super::stats::Rep;
 
 /// Whether the loop writes and checks the data.
@@ -71,9 +72,6 @@ pub fn gr4_capacity(chunk: usize, consumers: usize) -> usize {
     chunk.max(4096) * consumers * 10
 }
 
-const TAG_SHIFT: u32 = 48;
-const SEQ_MASK: u64 = (1 << TAG_SHIFT) - 1;
-
 /// Runs one repetition on the ring `make()` builds (built before the clock starts).
 pub fn run_rep<S, P, W>(make: &dyn Fn() -> Ring<S, P, W, 4>, sc: &Scenario) -> Rep
 where
@@ -105,7 +103,7 @@ where
                 s.spawn(move || {
                     start.wait();
                     let t0 = Instant::now();
-                    produce(w, p as u64, sc);
+                    produce(w, p, sc);
                     (t0, Instant::now())
                 })
             })
@@ -165,13 +163,12 @@ where
     }
 }
 
-fn produce<S, P, W>(mut w: Writer<&Ring<S, P, W, 4>>, producer: u64, sc: &Scenario)
+fn produce<S, P, W>(mut w: Writer<&Ring<S, P, W, 4>>, producer: usize, sc: &Scenario)
 where
     S: Storage<Item = u64>,
     P: Producer,
     W: WaitStrategy,
 {
-    let tag = producer << TAG_SHIFT;
     let src: Vec<u64> = (0..sc.chunk as u64).collect();
     let mut seq = 0u64;
     let mut left = sc.per_producer();
@@ -182,7 +179,7 @@ where
         if sc.touch == Touch::Verify {
             let (a, b) = span.as_mut_slices();
             for slot in a.iter_mut().chain(b.iter_mut()) {
-                *slot = tag | seq;
+                *slot = item(producer, seq);
                 seq += 1;
             }
         } else if sc.touch == Touch::Copy {
@@ -202,8 +199,7 @@ where
 {
     let total = sc.total();
     let mut got = 0;
-    let mut next = [0u64; 4]; // next counter expected from each producer
-    let mut bad = 0usize;
+    let mut check = Checker::default();
     let mut dst = vec![0u64; if sc.batch_reads { 0 } else { sc.chunk }];
     while got < total {
         match r.read(if sc.batch_reads { usize::MAX } else { sc.chunk }) {
@@ -211,12 +207,7 @@ where
                 if sc.touch == Touch::Verify {
                     let (a, b) = span.as_slices();
                     for &x in a.iter().chain(b) {
-                        let p = (x >> TAG_SHIFT) as usize;
-                        if p < sc.producers && x & SEQ_MASK == next[p] {
-                            next[p] += 1;
-                        } else {
-                            bad += 1;
-                        }
+                        check.check(x);
                     }
                 }
                 if sc.touch == Touch::Copy {
@@ -228,6 +219,10 @@ where
             Err(e) => panic!("read failed: {e}"),
         }
     }
-    assert_eq!(bad, 0, "verify: {bad} items out of order or corrupted");
+    assert_eq!(
+        check.bad, 0,
+        "verify: {} items out of order or corrupted",
+        check.bad
+    );
     got
 }
