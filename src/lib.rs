@@ -9,3 +9,8 @@ pub use spanring_core::*;
 /// The std layer (double-mapped memory, thread-based waiting, owned buffers).
 #[cfg(feature = "std")]
 pub use spanring_std as std_ext;
+
+/// README.md's code blocks run as doc-tests, so the README example cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -11,7 +11,7 @@
 //! A writer computes the minimum between two acquire-release RMWs of `generation` (reads that
 //! take part in its modification order), loading the published cursor and every active reader
 //! cursor in between — each exactly once, into a local: comparing a live cursor twice can yield
-//! a minimum that is too high, the GNU Radio 4 bug in HAZARDS.md. Because RMWs on one location
+//! a minimum that is too high (a bug GNU Radio 4 had with libc++). Because RMWs on one location
 //! are totally ordered, exactly one of three things happened:
 //! - the attach's bump came before the writer's first RMW: the writer acquired it and sees the
 //!   slot `ACTIVE` with (at least) its provisional cursor;
