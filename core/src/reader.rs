@@ -347,6 +347,9 @@ fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
     })
 }
 
+/// Records a multi-producer poll walks at least (when published), whatever the request.
+const WALK_AHEAD: usize = 256;
+
 /// Multi-producer [`poll`]: walks the publication records from the reader's front
 /// (`cursor + ready`, always a span head), passing holes it meets at the cursor.
 #[inline(always)]
@@ -356,10 +359,13 @@ fn poll_records<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
     pos: &mut ReadPos,
     max: usize,
 ) -> Result<Polled, ReadError> {
-    let want = max.max(1);
+    // Walk ahead of the request: every record found now is one the next reads need not load
+    // (their fast path is the cached `ready`), so a reader that keeps up with its writers
+    // touches the record lines once per walk instead of once per item.
+    let walk = max.max(1).max(WALK_AHEAD);
     let mut end = None;
     loop {
-        let hole = walk_records(ring, m, pos, want);
+        let hole = walk_records(ring, m, pos, walk);
         if pos.ready > 0 {
             return Ok(Polled {
                 count: pos.ready.min(max),
