@@ -89,7 +89,6 @@ fn the_only_reader_takes_items_written_by_other_threads() {
         assert_eq!(mine, (0..PER_WRITER).collect::<Vec<_>>());
     }
     // The reader took every value out: no slot holds one any more.
-    drop(reader);
-    drop(ring);
+    drop(reader); // ends the ring's borrow of `memory`
     assert!(memory.iter().all(Option::is_none));
 }
