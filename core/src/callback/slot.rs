@@ -234,8 +234,8 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     /// `set*` is a `const` assertion evaluated when the method is instantiated for `F`
     /// (post-monomorphization), so every `set::<F>` the program contains must fit, even one in
     /// a branch that `if Slot::fits::<F>()` would skip at run time. Because it is
-    /// post-monomorphization, the error appears under `cargo build`/`cargo test`, and may be
-    /// missed by `cargo check`.
+    /// post-monomorphization, the error appears under `cargo build`/`cargo test`; `cargo check`
+    /// does not report it (as of Rust 1.95).
     #[inline]
     #[must_use]
     pub const fn fits<F>() -> bool {

@@ -64,8 +64,8 @@ use event::EventRing;
 ///
 /// 1. the poster builds it in a slot it reserved, which no reader can see yet;
 /// 2. publishing hands the slot over: the poster's writes happen before the worker's read
-///    (the ring's release store of the published cursor, acquired by the reader), and the
-///    poster never touches the slot again;
+///    (publication is a release operation that the reader acquires before it shows the slot),
+///    and the poster never touches the slot again;
 /// 3. the worker is the ring's *only* reader (the ring has a single reader slot, held by the
 ///    worker), so no other thread can reach the slot while the worker moves the closure out
 ///    and calls it; posters cannot reuse the slot until the worker consumes it.
@@ -103,8 +103,9 @@ use event::EventRing;
 /// Right after the callback runs, on the worker thread: `call_once` consumes the closure, so
 /// its captures are dropped before the worker runs the next event (or by the unwind, if the
 /// callback panics). A captured `mpsc::Sender` is gone as soon as its callback has run, a
-/// captured guard is released then. Callbacks that never ran (posted after a callback panicked,
-/// in the same span) are dropped when a post reuses their slot or when the ring is freed.
+/// captured guard is released then. Callbacks that never ran (the rest of the worker's batch,
+/// and what was still queued, when a callback panicked) are dropped when a post reuses their
+/// slot or when the ring is freed.
 ///
 /// ```
 /// use std::sync::mpsc;
@@ -143,7 +144,8 @@ use event::EventRing;
 /// With the default 4 words the same closure does not build
 /// (`closure too large for CallbackSlot: ...`). The check is a `const` assertion evaluated
 /// when `post` is instantiated for the closure's type (a post-monomorphization error), so it
-/// fires under `cargo build`/`cargo test`, and `cargo check` may not report it. To *ask*
+/// fires under `cargo build`/`cargo test`; `cargo check` does not report it (as of Rust 1.95).
+/// To *ask*
 /// whether a closure fits — in a test, in a `const` assertion of your own, or to pick `WORDS` —
 /// use [`Dispatcher::fits`].
 ///

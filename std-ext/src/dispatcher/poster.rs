@@ -15,15 +15,17 @@ use super::post_gate::PostGate;
 /// [`SingleProducer`](spanring_core::SingleProducer) dispatcher has exactly one, not `Clone`.
 ///
 /// A post reserves one ring slot, builds the closure *in place* in that slot's
-/// [`SendCallbackSlot`](spanring_core::SendCallbackSlot) (which the worker emptied when it ran
-/// the previous event there) and publishes it: no allocation. Callbacks from one `Poster` run in the order
-/// they were posted; callbacks from different posters interleave.
+/// [`SendCallbackSlot`](spanring_core::SendCallbackSlot) and publishes it: no allocation. (The
+/// slot is empty: the worker consumed the previous closure there when it ran it. Only a
+/// closure that never ran, posted after a callback panicked, is dropped here first.) Callbacks
+/// from one `Poster` run in the order they were posted; callbacks from different posters
+/// interleave.
 ///
 /// The closure is `FnOnce(&mut Ctx) + Send + 'static` (no `Sync` needed, see
-/// [`Dispatcher`](super::Dispatcher#why-callbacks-are-fnonce--send-and-need-not-be-sync)) and
-/// at most `WORDS` words in size (see [`Dispatcher`](super::Dispatcher#closure-size-words) — a
-/// larger one is a compile error; [`Dispatcher::fits`](super::Dispatcher::fits) asks).
-/// The worker drops the closure's captures right after running it.
+/// [`Dispatcher`](super::Dispatcher#why-callbacks-need-send-but-not-sync)) and at most `WORDS`
+/// words in size (see [`Dispatcher`](super::Dispatcher#closure-size-words) — a larger one is a
+/// compile error; [`Dispatcher::fits`](super::Dispatcher::fits) asks). The worker drops the
+/// closure's captures right after running it.
 ///
 /// Dropping the last `Poster` closes the dispatcher: the worker runs what was posted and exits.
 pub struct Poster<Ctx: 'static, const WORDS: usize = 4, P: PosterKind = Multi> {
