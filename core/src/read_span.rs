@@ -152,6 +152,97 @@ where
     }
 }
 
+/// Exclusive access for the *only* reader of a ring (`READERS = 1`): no other reader can be
+/// attached while this span's reader is, so nobody else can hold a reference to its items.
+impl<S, P, W, R> ReadSpan<'_, R>
+where
+    S: Storage,
+    S::Item: Send,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, 1>>,
+{
+    /// The items as two mutable slices, in order (the second is empty unless the span crosses
+    /// the end of plain memory). Only on a ring with `READERS = 1`, whose one reader may
+    /// treat published items as its own until it consumes them: take a value out, run a
+    /// one-shot callback stored in a slot, clear it in place.
+    ///
+    /// Changes stay in the slots: items this span does not consume are shown again, as
+    /// changed, by the next read; consumed ones are overwritten by the writer that reuses the
+    /// slot (which drops what is left in it, for types with drop glue).
+    ///
+    /// `S::Item: Send` because the writer's thread built the item and the reader's thread now
+    /// mutates it (and may move parts of it out).
+    ///
+    /// ```
+    /// use spanring_core::{BusySpin, Ring, SliceStorage, SingleProducer};
+    /// let mut memory = [None::<u32>; 4];
+    /// let ring: Ring<SliceStorage<'_, Option<u32>>, SingleProducer, BusySpin, 1> =
+    ///     Ring::starting_at(SliceStorage::new(&mut memory), 0).unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// w.try_reserve(2).unwrap().copy_from_slice(&[Some(1), Some(2)]);
+    /// let mut span = r.try_read(2).unwrap();
+    /// let (first, _) = span.as_mut_slices();
+    /// let taken: Vec<u32> = first.iter_mut().filter_map(Option::take).collect();
+    /// assert_eq!(taken, [1, 2]);
+    /// span.consume(1); // the second item stays, now `None`
+    /// assert_eq!(r.try_read(1).unwrap()[0], None);
+    /// ```
+    ///
+    /// A ring with more than one reader slot (here the default, 4) does not offer it — its
+    /// other readers may be looking at the same items:
+    ///
+    /// ```compile_fail,E0599
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u32; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// w.try_reserve(1).unwrap()[0] = 7;
+    /// let mut span = r.try_read(1).unwrap();
+    /// span.as_mut_slices().0[0] = 8;
+    /// ```
+    #[inline]
+    pub fn as_mut_slices(&mut self) -> (&mut [S::Item], &mut [S::Item]) {
+        // Slots [cursor, cursor+len) are published and not consumed by this reader, so no
+        // writer may claim them until our cursor moves past them (as in `as_slices`). The ring
+        // has one reader slot and this span's reader holds it (the span borrows the reader, so
+        // it stays attached), so no other reader — hence no other reference — can reach them;
+        // a reader attaching later starts at the published cursor, past them anyway.
+        // SAFETY: exclusive (above) for as long as `&mut self` borrows the span, which also
+        // keeps `as_slices` from handing out shared references meanwhile.
+        unsafe {
+            self.reader
+                .ring
+                .parts(self.reader.pos.cursor, self.len)
+                .slices_mut()
+        }
+    }
+
+    /// Iterates mutably over the items in order; see [`as_mut_slices`](Self::as_mut_slices).
+    ///
+    /// ```
+    /// use spanring_core::{BusySpin, Ring, SliceStorage, SingleProducer};
+    /// let mut memory = [0u32; 4];
+    /// let ring: Ring<SliceStorage<'_, u32>, SingleProducer, BusySpin, 1> =
+    ///     Ring::starting_at(SliceStorage::new(&mut memory), 0).unwrap();
+    /// let (mut w, mut r) = (ring.writer().unwrap(), ring.reader().unwrap());
+    /// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
+    /// let mut span = r.try_read(3).unwrap();
+    /// span.iter_mut().for_each(|x| *x *= 10);
+    /// assert_eq!(span.to_array::<3>(), Some([10, 20, 30]));
+    /// ```
+    #[inline]
+    pub fn iter_mut(
+        &mut self,
+    ) -> core::iter::Chain<core::slice::IterMut<'_, S::Item>, core::slice::IterMut<'_, S::Item>>
+    {
+        let (a, b) = self.as_mut_slices();
+        a.iter_mut().chain(b.iter_mut())
+    }
+}
+
 impl<S, P, W, const N: usize, R> Deref for ReadSpan<'_, R>
 where
     S: DoubleMappedStorage,

@@ -34,7 +34,7 @@ struct Ctx {
 
 /// The event every producer posts: checks per-producer order, then counts itself. Captures
 /// three words (producer, counter, a `&'static`).
-fn event(producer: usize, i: u64, run: &'static AtomicUsize) -> impl Fn(&mut Ctx) + Send + Sync {
+fn event(producer: usize, i: u64, run: &'static AtomicUsize) -> impl FnOnce(&mut Ctx) + Send {
     move |ctx: &mut Ctx| {
         if ctx.next[producer] != i {
             ctx.violations += 1;

@@ -14,7 +14,7 @@
 //!   movable values; no pinning).
 //! * **Fit is a compile error, not a runtime check**: each `set*` evaluates a `const` assertion
 //!   for the concrete closure type (size ≤ `WORDS * size_of::<usize>()`, alignment ≤
-//!   `align_of::<usize>()`).
+//!   `align_of::<usize>()`). [`CallbackSlot::fits`] asks the same question as a `const fn`.
 //! * **Arguments** come through a [`CallbackArgs`] family so callbacks can take fresh borrows
 //!   (`CallbackSlot<ByMut<Ctx>>` runs `for<'a> FnMut(&'a mut Ctx)`).
 //! * **Kinds** (`set_once` / `set` / `set_fn`) are recorded in the table; a call the stored kind

@@ -208,6 +208,40 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     /// Largest alignment a closure may need: `align_of::<usize>()`.
     pub const ALIGN: usize = mem::align_of::<usize>();
 
+    /// Whether a callback of type `F` fits this slot: at most [`CAPACITY`](Self::CAPACITY)
+    /// bytes and aligned at most like `usize`. The `set*` methods refuse exactly the types for
+    /// which this is `false` — at compile time (see below).
+    ///
+    /// A closure's type cannot be written down, so name it through a generic helper that
+    /// takes the closure by reference:
+    ///
+    /// ```
+    /// use spanring_core::CallbackSlot;
+    /// type Slot = CallbackSlot<(), u64>; // 4 words
+    /// fn fits<F>(_: &F) -> bool {
+    ///     Slot::fits::<F>()
+    /// }
+    /// let four = [1usize; 4];
+    /// let five = [1usize; 5];
+    /// assert!(fits(&move |_: ()| four[0] as u64)); // 4 words of captures
+    /// assert!(!fits(&move |_: ()| five[0] as u64)); // 5: `Slot::set` would not build
+    /// // It is a `const fn`, so named types can be checked at compile time, with your own
+    /// // message:
+    /// const _: () = assert!(Slot::fits::<fn(())>(), "a fn pointer is one word");
+    /// ```
+    ///
+    /// It answers the question; it cannot make an oversized `set` build. The size check in
+    /// `set*` is a `const` assertion evaluated when the method is instantiated for `F`
+    /// (post-monomorphization), so every `set::<F>` the program contains must fit, even one in
+    /// a branch that `if Slot::fits::<F>()` would skip at run time. Because it is
+    /// post-monomorphization, the error appears under `cargo build`/`cargo test`; `cargo check`
+    /// does not report it (as of Rust 1.95).
+    #[inline]
+    #[must_use]
+    pub const fn fits<F>() -> bool {
+        mem::size_of::<F>() <= Self::CAPACITY && mem::align_of::<F>() <= Self::ALIGN
+    }
+
     /// An empty slot. `const`, so slots can live in `static`s.
     ///
     /// ```
@@ -380,12 +414,12 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     unsafe fn emplace<F>(&mut self, f: F, vtable: &'static VTable<A, R>) {
         const {
             assert!(
-                mem::size_of::<F>() <= WORDS * mem::size_of::<usize>(),
+                mem::size_of::<F>() <= Self::CAPACITY,
                 "closure too large for CallbackSlot: its captures exceed WORDS * size_of::<usize>() \
                  bytes; capture less (a reference, an index) or raise the slot's WORDS parameter"
             );
             assert!(
-                mem::align_of::<F>() <= mem::align_of::<usize>(),
+                mem::align_of::<F>() <= Self::ALIGN,
                 "closure too aligned for CallbackSlot: it captures a value aligned more than \
                  usize, which the slot's word storage cannot hold"
             );

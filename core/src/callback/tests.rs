@@ -378,6 +378,36 @@ fn full_capacity_closure_fits() {
     assert_eq!(slot.call(()), Ok(10));
 }
 
+/// `CallbackSlot::<A, R, W>::fits` for the type of `_f`.
+fn fits<const W: usize, F>(_f: &F) -> bool {
+    CallbackSlot::<(), usize, W>::fits::<F>()
+}
+
+#[test]
+fn fits_is_exactly_the_set_bound() {
+    let words = [1usize, 2, 3, 4];
+    let full = move |_: ()| words.iter().sum::<usize>();
+    // Exactly `WORDS` words fit; one word less does not.
+    assert!(fits::<4, _>(&full));
+    assert!(!fits::<3, _>(&full));
+    assert!(fits::<0, _>(&|_: ()| 0usize));
+    // Over-aligned captures never fit, whatever the capacity.
+    #[repr(align(32))]
+    struct Aligned(u8);
+    let aligned = Aligned(1);
+    // (`let whole`: capture all of `aligned`, not just its field.)
+    let captures_aligned = move |_: ()| {
+        let whole = aligned;
+        usize::from(whole.0)
+    };
+    assert!(!fits::<64, _>(&captures_aligned));
+    assert!(!SendCallbackSlot::<(), (), 64>::fits::<Aligned>());
+    // And what fits, `set` takes.
+    let mut slot: CallbackSlot<(), usize> = CallbackSlot::new();
+    slot.set(full);
+    assert_eq!(slot.call(()), Ok(10));
+}
+
 #[test]
 fn send_slot_moves_across_threads_and_drops_there() {
     let drops = Arc::new(AtomicUsize::new(0));

@@ -12,11 +12,13 @@ use spanring_core::{
 use crate::{BlockingWait, HeapStorage};
 
 /// One ring slot. Its callback slot is built in place by a poster (through the write span's
-/// `&mut`) and run by the worker (through the read span's `&`, with `call_shared`), then
-/// overwritten by the poster that reuses the slot one lap later. No allocation either way.
+/// `&mut`, with `set_once`), then taken out and run once by the worker (through the read span's
+/// `&mut`, with `call_once`), which leaves it empty and drops the closure's captures right
+/// away. No allocation either way.
 pub struct Event<Ctx: 'static, const WORDS: usize> {
-    /// The posted callback: always set with `set_fn` (an `Fn + Send + Sync` closure), so the
-    /// worker may run it through the shared reference a read span gives.
+    /// The posted callback: set with `set_once` (an `FnOnce + Send` closure); empty once the
+    /// worker has run it. The worker may consume it because it is the ring's only reader
+    /// (`EventRing` has one reader slot), which is what gives it `&mut` to published events.
     pub(crate) callback: SendCallbackSlot<ByMut<Ctx>, (), WORDS>,
 }
 
@@ -33,7 +35,9 @@ pub type Multi = MultiProducer<Box<[AtomicUsize]>>;
 
 /// The dispatcher's ring: heap slots of events, posters of kind `P`, parking waits on both
 /// sides (posters park while the ring is full, the worker while it is empty — after the
-/// dispatcher's own spin-and-yield phase, see `backoff.rs`), one reader.
+/// dispatcher's own spin-and-yield phase, see `backoff.rs`), and room for exactly one reader
+/// (the last parameter), so the worker's read spans give `&mut` access
+/// ([`ReadSpan::as_mut_slices`](spanring_core::ReadSpan::as_mut_slices)).
 pub type EventRing<Ctx, const WORDS: usize, P> =
     Ring<HeapStorage<Event<Ctx, WORDS>>, P, BlockingWait, 1>;
 

@@ -13,7 +13,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 
-use spanring_core::{Reader, SingleProducer, Writer};
+use spanring_core::{ByMut, Reader, SendCallbackSlot, SingleProducer, Writer};
 
 pub use error::{PostError, SpawnError, TryPostError};
 pub use event::{Multi, PosterKind};
@@ -49,29 +49,80 @@ use event::EventRing;
 /// # How it works
 ///
 /// The worker owns the only reader of a multi-producer ring ([`HeapStorage`](crate::HeapStorage),
-/// [`BlockingWait`](crate::BlockingWait) on both sides) whose slots each hold a
-/// [`SendCallbackSlot`](spanring_core::SendCallbackSlot)`<ByMut<Ctx>, (), WORDS>`. A post
-/// reserves one slot, builds the closure in it through the write span's `&mut` (`set_fn`), and
-/// publishes. The worker reads spans of events, runs each through the read span's `&` with
-/// `call_shared(&mut ctx)`, and consumes them, which frees the slots for posters.
+/// [`BlockingWait`](crate::BlockingWait) on both sides, one reader slot) whose slots each hold
+/// a [`SendCallbackSlot`](spanring_core::SendCallbackSlot)`<ByMut<Ctx>, (), WORDS>`. A post
+/// reserves one slot, builds the closure in it through the write span's `&mut` (`set_once`),
+/// and publishes. The worker reads spans of events and, being the ring's only reader, gets
+/// `&mut` to them ([`ReadSpan::as_mut_slices`](spanring_core::ReadSpan::as_mut_slices)); it
+/// runs each with `call_once(&mut ctx)`, which moves the closure out of the slot, runs it and
+/// leaves the slot empty, then consumes the span, which frees the slots for posters.
 ///
-/// # Why callbacks are `Fn + Send + Sync`
+/// # Why callbacks need `Send` but not `Sync`
 ///
-/// A ring reader only ever gets `&Event` (a broadcast ring may have several readers), so the
-/// worker can only run what a shared reference may run: an `Fn` stored with `set_fn`, which on
-/// a `SendCallbackSlot` must also be `Sync`. That is no restriction on the *context*: the
-/// callback still gets `&mut Ctx`, so state that the callbacks mutate belongs in `Ctx`. A closure
-/// that must mutate its own captures can use a `Sync` interior-mutable type (an atomic), or
-/// keep that state in `Ctx`. `FnOnce` callbacks are not needed: each post
-/// overwrites its slot, so every posted callback runs exactly once.
+/// A callback is `FnOnce(&mut Ctx) + Send + 'static`. `Sync` would be needed if two threads
+/// could use the closure at the same time; here only one thread at a time ever touches it:
+///
+/// 1. the poster builds it in a slot it reserved, which no reader can see yet;
+/// 2. publishing hands the slot over: the poster's writes happen before the worker's read
+///    (publication is a release operation that the reader acquires before it shows the slot),
+///    and the poster never touches the slot again;
+/// 3. the worker is the ring's *only* reader (the ring has a single reader slot, held by the
+///    worker), so no other thread can reach the slot while the worker moves the closure out
+///    and calls it; posters cannot reuse the slot until the worker consumes it.
+///
+/// That is a transfer of ownership from one thread to another — what `Send` covers, as for a
+/// value sent over a channel. So a closure may capture `Cell`s, an `mpsc::Sender`, or anything
+/// else that is `Send`, and may consume its captures (it runs once):
+///
+/// ```
+/// use std::cell::Cell;
+/// use spanring_std::Dispatcher;
+/// let (dispatcher, mut poster) = Dispatcher::spawn(4, Vec::<String>::new())?;
+/// let hits = Cell::new(2); // `Send`, not `Sync`
+/// let name = String::from("first");
+/// poster.post(move |log: &mut Vec<String>| {
+///     hits.set(hits.get() + 1);
+///     log.push(name); // moves a capture out: an `FnOnce`
+/// }).unwrap();
+/// drop(poster);
+/// assert_eq!(dispatcher.join().unwrap(), ["first"]);
+/// # Ok::<(), spanring_std::SpawnError>(())
+/// ```
+///
+/// A closure that is not `Send` is still refused, since it does run on another thread:
+///
+/// ```compile_fail,E0277
+/// use spanring_std::Dispatcher;
+/// let (dispatcher, mut poster) = Dispatcher::spawn(4, 0u32).unwrap();
+/// let shared = std::rc::Rc::new(1u32);
+/// poster.post(move |n: &mut u32| *n += *shared).unwrap();
+/// ```
 ///
 /// # When captures are dropped
 ///
-/// Each posted closure is dropped exactly once, but *not* right after it runs (the worker only
-/// has `&`): it is dropped by the post that reuses its slot (one lap later, on that poster's
-/// thread), or when the ring is freed after [`join`](Self::join)/[`shutdown`](Self::shutdown).
-/// So capture plain data, indices or `Arc`s whose lifetime does not matter — not guards, and
-/// not something the worker must see released.
+/// Right after the callback runs, on the worker thread: `call_once` consumes the closure, so
+/// its captures are dropped before the worker runs the next event (or by the unwind, if the
+/// callback panics). A captured `mpsc::Sender` is gone as soon as its callback has run, a
+/// captured guard is released then. Callbacks that never ran (the rest of the worker's batch,
+/// and what was still queued, when a callback panicked) are dropped when a post reuses their
+/// slot or when the ring is freed.
+///
+/// ```
+/// use std::sync::mpsc;
+/// use spanring_std::Dispatcher;
+/// let (dispatcher, mut poster) = Dispatcher::spawn(4, ())?;
+/// let (tx, rx) = mpsc::channel();
+/// poster.post(move |_| tx.send(42).unwrap()).unwrap();
+/// assert_eq!(rx.recv(), Ok(42));
+/// // The callback that held the only `Sender` has run and been dropped, so the channel is
+/// // disconnected, while the dispatcher (and `poster`) are still alive. (The timeout only
+/// // keeps a regression from hanging; the disconnection is what ends the wait.)
+/// let next = rx.recv_timeout(std::time::Duration::from_secs(60));
+/// assert_eq!(next, Err(mpsc::RecvTimeoutError::Disconnected));
+/// drop(poster);
+/// dispatcher.join().unwrap();
+/// # Ok::<(), spanring_std::SpawnError>(())
+/// ```
 ///
 /// # Closure size: `WORDS`
 ///
@@ -91,7 +142,12 @@ use event::EventRing;
 /// ```
 ///
 /// With the default 4 words the same closure does not build
-/// (`closure too large for CallbackSlot: ...`):
+/// (`closure too large for CallbackSlot: ...`). The check is a `const` assertion evaluated
+/// when `post` is instantiated for the closure's type (a post-monomorphization error), so it
+/// fires under `cargo build`/`cargo test`; `cargo check` does not report it (as of Rust 1.95).
+/// To *ask*
+/// whether a closure fits — in a test, in a `const` assertion of your own, or to pick `WORDS` —
+/// use [`Dispatcher::fits`].
 ///
 /// ```compile_fail,E0080
 /// use spanring_std::Dispatcher;
@@ -227,6 +283,39 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Dispatcher<Ctx, WOR
     /// Events the ring holds at most: posts beyond that wait (or `try_post` fails).
     pub fn capacity(&self) -> usize {
         self.ring.capacity()
+    }
+}
+
+impl<Ctx: 'static, const WORDS: usize, P: PosterKind> Dispatcher<Ctx, WORDS, P> {
+    /// Whether a callback of type `F` fits this dispatcher's slots (`WORDS` words, aligned at
+    /// most like `usize`), i.e. whether [`Poster::post`] accepts it: the same test `post`
+    /// makes at compile time ([`CallbackSlot::fits`](spanring_core::CallbackSlot::fits)).
+    ///
+    /// A closure's type has no name, so ask through a generic helper taking it by reference:
+    ///
+    /// ```
+    /// use spanring_std::Dispatcher;
+    /// fn fits_default<F: FnOnce(&mut u64)>(_: &F) -> bool {
+    ///     Dispatcher::<u64>::fits::<F>() // 4 words
+    /// }
+    /// fn fits_8<F: FnOnce(&mut u64)>(_: &F) -> bool {
+    ///     Dispatcher::<u64, 8>::fits::<F>()
+    /// }
+    /// let big = [1usize; 6];
+    /// let add_big = move |sum: &mut u64| *sum += big.iter().sum::<usize>() as u64;
+    /// assert!(!fits_default(&add_big)); // `post` on a `Dispatcher<u64>` would not build
+    /// assert!(fits_8(&add_big));
+    ///
+    /// // A `const fn`: named callback types can be checked in a `const` assertion.
+    /// const _: () = assert!(Dispatcher::<u64>::fits::<fn(&mut u64)>());
+    /// ```
+    ///
+    /// It cannot make an oversized `post` build: `post::<F>` is checked when it is
+    /// instantiated, even in a branch that `if Dispatcher::fits::<F>()` would skip at run time.
+    #[inline]
+    #[must_use]
+    pub const fn fits<F>() -> bool {
+        SendCallbackSlot::<ByMut<Ctx>, (), WORDS>::fits::<F>()
     }
 }
 

@@ -15,12 +15,17 @@ use super::post_gate::PostGate;
 /// [`SingleProducer`](spanring_core::SingleProducer) dispatcher has exactly one, not `Clone`.
 ///
 /// A post reserves one ring slot, builds the closure *in place* in that slot's
-/// [`SendCallbackSlot`](spanring_core::SendCallbackSlot) (dropping the closure a previous post
-/// left there) and publishes it: no allocation. Callbacks from one `Poster` run in the order
-/// they were posted; callbacks from different posters interleave.
+/// [`SendCallbackSlot`](spanring_core::SendCallbackSlot) and publishes it: no allocation. (The
+/// slot is empty: the worker consumed the previous closure there when it ran it. Only a
+/// closure that never ran, posted after a callback panicked, is dropped here first.) Callbacks
+/// from one `Poster` run in the order they were posted; callbacks from different posters
+/// interleave.
 ///
-/// The closure is `Fn(&mut Ctx) + Send + Sync + 'static` and at most `WORDS` words in size
-/// (see [`Dispatcher`](super::Dispatcher#closure-size-words) — a larger one is a compile error).
+/// The closure is `FnOnce(&mut Ctx) + Send + 'static` (no `Sync` needed, see
+/// [`Dispatcher`](super::Dispatcher#why-callbacks-need-send-but-not-sync)) and at most `WORDS`
+/// words in size (see [`Dispatcher`](super::Dispatcher#closure-size-words) — a larger one is a
+/// compile error; [`Dispatcher::fits`](super::Dispatcher::fits) asks). The worker drops the
+/// closure's captures right after running it.
 ///
 /// Dropping the last `Poster` closes the dispatcher: the worker runs what was posted and exits.
 pub struct Poster<Ctx: 'static, const WORDS: usize = 4, P: PosterKind = Multi> {
@@ -53,7 +58,7 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Poster<Ctx, WORDS, 
     #[inline]
     pub fn post<F>(&mut self, callback: F) -> Result<(), PostError<F>>
     where
-        F: Fn(&mut Ctx) + Send + Sync + 'static,
+        F: FnOnce(&mut Ctx) + Send + 'static,
     {
         let _posting = self.gate.enter::<P>();
         // While full, wait a little without parking first (see `Backoff`), then park in
@@ -62,7 +67,7 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Poster<Ctx, WORDS, 
         loop {
             match self.writer.try_reserve(1) {
                 Ok(mut span) => {
-                    span[0].callback.set_fn(callback);
+                    span[0].callback.set_once(callback);
                     return Ok(()); // dropping the span publishes the slot
                 }
                 Err(ReserveError::Full { .. }) => {}
@@ -75,7 +80,7 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Poster<Ctx, WORDS, 
         let reserved = self.writer.reserve(1);
         match reserved {
             Ok(mut span) => {
-                span[0].callback.set_fn(callback);
+                span[0].callback.set_once(callback);
                 Ok(())
             }
             // `reserve(1)` waits instead of reporting `Full`, and 1 never exceeds the
@@ -93,12 +98,12 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Poster<Ctx, WORDS, 
     #[inline]
     pub fn try_post<F>(&mut self, callback: F) -> Result<(), TryPostError<F>>
     where
-        F: Fn(&mut Ctx) + Send + Sync + 'static,
+        F: FnOnce(&mut Ctx) + Send + 'static,
     {
         let _posting = self.gate.enter::<P>();
         match self.writer.try_reserve(1) {
             Ok(mut span) => {
-                span[0].callback.set_fn(callback);
+                span[0].callback.set_once(callback);
                 Ok(())
             }
             Err(ReserveError::Full { .. }) => Err(TryPostError::Full(callback)),

@@ -29,13 +29,17 @@ pub(crate) fn run<Ctx: 'static, const WORDS: usize, P: PosterKind>(
     loop {
         let polled = poll_with_backoff(&mut reader, batch);
         match polled {
-            Ok(span) => {
-                let (first, second) = span.as_slices();
-                for event in first.iter().chain(second) {
-                    // Every published event was set with `set_fn` by its poster (a span is
-                    // published only after `set_fn` returned; if a poster panics before,
-                    // nothing is published), so `call_shared` cannot be refused.
-                    let outcome = event.callback.call_shared(&mut ctx);
+            Ok(mut span) => {
+                // `iter_mut`: the ring has one reader slot and this worker holds it, so the
+                // core hands out `&mut` to the published events (see `EventRing`).
+                for event in span.iter_mut() {
+                    // Every published event was set with `set_once` by its poster (a span is
+                    // published only after `set_once` returned; if a poster panics before,
+                    // nothing is published) and not run yet (each is read once, then
+                    // consumed), so `call_once` cannot be refused. It empties the slot and
+                    // consumes the closure, so its captures are dropped here, right after the
+                    // call (or by the unwind, if it panics).
+                    let outcome = event.callback.call_once(&mut ctx);
                     debug_assert!(outcome.is_ok(), "dispatcher event refused: {outcome:?}");
                 }
                 // Dropping the span consumes the events and wakes posters waiting for space.
