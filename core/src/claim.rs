@@ -248,21 +248,55 @@ impl<B: AsRef<[AtomicUsize]>> MultiProducer<B> {
     /// caller), with a tag of at most `max_tag_bits` bits (tests shrink it to exercise the
     /// scrub).
     pub(crate) fn new(records: B, layout: &Layout, start: usize, max_tag_bits: u32) -> Self {
-        let lap_shift = layout.lap_shift();
-        // len − 1 < one lap fits in lap_shift bits; Layout guarantees lap_shift ≤ BITS − 3.
-        let tag_bits = (usize::BITS - 2 - lap_shift).min(max_tag_bits).max(1);
-        let tag_field = ((1usize << tag_bits) - 1) << (lap_shift + 2);
-        let scrub_period_mask = (1usize << (tag_bits - 1)) - 1; // S − 1, S = 2^(t−1)
         for w in &records.as_ref()[..layout.capacity()] {
             // Relaxed: the ring is not shared yet; handing it to other threads publishes this.
             w.store(0, Ordering::Relaxed);
         }
-        Self {
-            claim: Sequence::new(start),
-            records,
-            mask: layout.mask(),
-            check: tag_field | VALID,
-            scrub_bits: scrub_period_mask << lap_shift,
+        Self::with_zeroed_records(records, layout, start, max_tag_bits)
+    }
+
+    /// As `new`, after checking that `records` has a word for every slot.
+    pub(crate) fn checked(
+        records: B,
+        layout: &Layout,
+        start: usize,
+        max_tag_bits: u32,
+    ) -> Result<Self, crate::CapacityError> {
+        let available = records.as_ref().len();
+        let needed = multi_words(layout.capacity()); // one record word a slot
+        if available < needed {
+            return Err(crate::CapacityError::BitsetTooSmall { needed, available });
+        }
+        Ok(Self::new(records, layout, start, max_tag_bits))
+    }
+
+    crate::__maybe_const_fn! {
+        /// As `new`, over records the caller guarantees are all 0 (a `const` array of fresh
+        /// atomics): nothing to store, so it works in `const` context.
+        pub(crate) fn with_zeroed_records(
+            records: B,
+            layout: &Layout,
+            start: usize,
+            max_tag_bits: u32,
+        ) -> Self {
+            let lap_shift = layout.lap_shift();
+            // len − 1 < one lap fits in lap_shift bits; Layout guarantees lap_shift ≤ BITS − 3.
+            let mut tag_bits = usize::BITS - 2 - lap_shift;
+            if max_tag_bits < tag_bits {
+                tag_bits = max_tag_bits;
+            }
+            if tag_bits == 0 {
+                tag_bits = 1;
+            }
+            let tag_field = ((1usize << tag_bits) - 1) << (lap_shift + 2);
+            let scrub_period_mask = (1usize << (tag_bits - 1)) - 1; // S − 1, S = 2^(t−1)
+            Self {
+                claim: Sequence::new(start),
+                records,
+                mask: layout.mask(),
+                check: tag_field | VALID,
+                scrub_bits: scrub_period_mask << lap_shift,
+            }
         }
     }
 

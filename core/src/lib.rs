@@ -113,9 +113,11 @@ pub mod sync;
 
 pub mod sequence;
 
+mod builder;
 mod cache_padded;
 mod claim;
 mod error;
+mod inline_ring;
 mod layout;
 mod read_span;
 mod reader;
@@ -126,6 +128,7 @@ mod wait;
 mod write_span;
 mod writer;
 
+pub use builder::{BuildProducer, RingBuilder};
 pub use cache_padded::CachePadded;
 pub use claim::{multi_words, MultiProducer, Producer, SingleProducer};
 pub use error::{AttachError, CapacityError, ReadError, ReserveError};

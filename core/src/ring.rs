@@ -3,8 +3,6 @@
 use crate::claim::{MultiClaim, MultiProducer, Producer, SingleProducer};
 use crate::error::{AttachError, CapacityError};
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
-#[cfg(not(spanring_loom))]
-use crate::InlineStorage;
 use crate::{
     BusySpin, CachePadded, Layout, Reader, ReaderRegistry, Sequence, Storage, WaitStrategy, Writer,
 };
@@ -78,49 +76,6 @@ impl<S: Storage> Ring<S> {
     }
 }
 
-#[cfg(not(spanring_loom))]
-impl<T, const N: usize> Ring<InlineStorage<T, N>> {
-    /// A single-producer ring that owns its `N` slots, built in `const` context: a `static`
-    /// ring needs no allocator and no initialisation code. A zero `N` is a compile error in a
-    /// `static` (and a panic elsewhere).
-    ///
-    /// ```
-    /// use spanring_core::{InlineStorage, Ring};
-    /// static SAMPLES: Ring<InlineStorage<u16, 32>> = Ring::new_inline([0; 32]);
-    ///
-    /// // An interrupt handler (or another thread) writes; it never blocks.
-    /// fn on_adc_interrupt(writer: &mut spanring_core::Writer<&'static Ring<InlineStorage<u16, 32>>>, sample: u16) {
-    ///     if let Ok(mut span) = writer.try_reserve(1) {
-    ///         span[0] = sample;
-    ///     } // a full ring drops the sample: try_reserve never waits
-    /// }
-    ///
-    /// let mut reader = SAMPLES.reader().unwrap();
-    /// let mut writer = SAMPLES.writer().unwrap();
-    /// on_adc_interrupt(&mut writer, 512);
-    /// assert_eq!(reader.try_read(8).unwrap().to_array::<1>(), Some([512]));
-    /// ```
-    pub const fn new_inline(slots: [T; N]) -> Self {
-        let layout = match Layout::new(N) {
-            Ok(layout) => layout,
-            Err(_) => panic!("an inline ring needs 1 ..= usize::MAX / 8 slots"),
-        };
-        Self {
-            published: Sequence::new(0),
-            readers: ReaderRegistry::new_at_zero(),
-            producer: SingleProducer::new(),
-            writers: AtomicUsize::new(0),
-            closed: AtomicBool::new(false),
-            sealed: AtomicBool::new(false),
-            space: CachePadded::new(BusySpin),
-            data: CachePadded::new(BusySpin),
-            layout,
-            start: 0,
-            storage: InlineStorage::new(slots),
-        }
-    }
-}
-
 impl<S: Storage, B: AsRef<[AtomicUsize]>> Ring<S, MultiProducer<B>> {
     /// A multi-producer ring over `storage` with default wait strategy and reader capacity,
     /// publishing through `bits`: one record word a slot,
@@ -190,12 +145,7 @@ impl<S: Storage, B: AsRef<[AtomicUsize]>, W: WaitStrategy + Default, const READE
         tag_bits: u32,
     ) -> Result<Self, CapacityError> {
         Self::build(storage, start, move |layout, start| {
-            let available = bits.as_ref().len();
-            let needed = crate::multi_words(layout.capacity()); // one record word a slot
-            if available < needed {
-                return Err(CapacityError::BitsetTooSmall { needed, available });
-            }
-            Ok(MultiProducer::new(bits, layout, start, tag_bits))
+            MultiProducer::checked(bits, layout, start, tag_bits)
         })
     }
 }
@@ -209,6 +159,18 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
     where
         W: Default,
     {
+        Self::build_with(storage, start, W::default(), W::default(), producer)
+    }
+
+    /// The one run-time constructor every other one (and [`RingBuilder`](crate::RingBuilder))
+    /// goes through.
+    pub(crate) fn build_with(
+        storage: S,
+        start: usize,
+        space: W,
+        data: W,
+        producer: impl FnOnce(&Layout, usize) -> Result<P, CapacityError>,
+    ) -> Result<Self, CapacityError> {
         let layout = Layout::new(storage.capacity())?;
         let start = layout.normalize(start);
         Ok(Self {
@@ -218,8 +180,8 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
             writers: AtomicUsize::new(0),
             closed: AtomicBool::new(false),
             sealed: AtomicBool::new(false),
-            space: CachePadded::new(W::default()),
-            data: CachePadded::new(W::default()),
+            space: CachePadded::new(space),
+            data: CachePadded::new(data),
             layout,
             start,
             storage,

@@ -82,9 +82,20 @@ pub struct Backoff {
     pub max_exponent: u32,
 }
 
+impl Backoff {
+    /// At most 2^6 = 64 spin hints between checks; `const`, for `static` rings.
+    ///
+    /// ```
+    /// assert_eq!(spanring_core::Backoff::new().max_exponent, 6);
+    /// ```
+    pub const fn new() -> Self {
+        Self { max_exponent: 6 }
+    }
+}
+
 impl Default for Backoff {
     fn default() -> Self {
-        Self { max_exponent: 6 }
+        Self::new()
     }
 }
 
