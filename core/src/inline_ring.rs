@@ -5,10 +5,9 @@
 //! Not available under the loom model checker, whose atomics are not `const`.
 #![cfg(not(spanring_loom))]
 
-use crate::cache_padded::CachePadded;
 use crate::claim::{MultiProducer, SingleProducer};
-use crate::sync::{AtomicBool, AtomicUsize};
-use crate::{BusySpin, InlineStorage, Layout, ReaderRegistry, Ring, Sequence, WaitStrategy};
+use crate::sync::AtomicUsize;
+use crate::{BusySpin, InlineStorage, Layout, ReaderRegistry, Ring, WaitStrategy};
 
 /// The layout of an inline ring of `N` slots; a zero (or absurd) `N` is a compile error in a
 /// `static` and a panic elsewhere.
@@ -65,19 +64,15 @@ impl<T, W: WaitStrategy, const N: usize, const READERS: usize>
     /// assert!(SAMPLES.reader().is_err()); // one reader slot
     /// ```
     pub const fn new_inline_with(slots: [T; N], space: W, data: W) -> Self {
-        Self {
-            published: Sequence::new(0),
-            readers: ReaderRegistry::new_at_zero(),
-            producer: SingleProducer::new(),
-            writers: AtomicUsize::new(0),
-            closed: AtomicBool::new(false),
-            sealed: AtomicBool::new(false),
-            space: CachePadded::new(space),
-            data: CachePadded::new(data),
-            layout: inline_layout(N),
-            start: 0,
-            storage: InlineStorage::new(slots),
-        }
+        Self::assemble(
+            InlineStorage::new(slots),
+            inline_layout(N),
+            0,
+            ReaderRegistry::new_at_zero(),
+            SingleProducer::new(),
+            space,
+            data,
+        )
     }
 }
 
@@ -110,25 +105,19 @@ impl<T, W: WaitStrategy, const N: usize, const READERS: usize>
     /// ```
     pub const fn new_inline_multi(slots: [T; N], space: W, data: W) -> Self {
         let layout = inline_layout(N);
-        Self {
-            published: Sequence::new(0),
-            readers: ReaderRegistry::new_at_zero(),
-            // Fresh atomics are 0: the state `MultiProducer::new` would store.
-            producer: MultiProducer::with_zeroed_records(
-                [const { AtomicUsize::new(0) }; N],
-                &layout,
-                0,
-                usize::BITS,
-            ),
-            writers: AtomicUsize::new(0),
-            closed: AtomicBool::new(false),
-            sealed: AtomicBool::new(false),
-            space: CachePadded::new(space),
-            data: CachePadded::new(data),
+        // Fresh atomics are 0: the state `MultiProducer::new` would store.
+        let records = [const { AtomicUsize::new(0) }; N];
+        let producer = MultiProducer::with_zeroed_records(records, &layout, 0, usize::BITS);
+        let readers = ReaderRegistry::new_at_zero();
+        Self::assemble(
+            InlineStorage::new(slots),
             layout,
-            start: 0,
-            storage: InlineStorage::new(slots),
-        }
+            0,
+            readers,
+            producer,
+            space,
+            data,
+        )
     }
 }
 

@@ -173,19 +173,39 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
     ) -> Result<Self, CapacityError> {
         let layout = Layout::new(storage.capacity())?;
         let start = layout.normalize(start);
-        Ok(Self {
-            published: Sequence::new(start),
-            readers: ReaderRegistry::new(start),
-            producer: producer(&layout, start)?,
-            writers: AtomicUsize::new(0),
-            closed: AtomicBool::new(false),
-            sealed: AtomicBool::new(false),
-            space: CachePadded::new(space),
-            data: CachePadded::new(data),
-            layout,
-            start,
-            storage,
-        })
+        let producer = producer(&layout, start)?;
+        let readers = ReaderRegistry::new(start);
+        Ok(Self::assemble(
+            storage, layout, start, readers, producer, space, data,
+        ))
+    }
+
+    crate::__maybe_const_fn! {
+        /// The ring from its parts, open, with no handle attached (every constructor, run-time
+        /// or `const`, ends here). `readers` must start at `start`.
+        pub(crate) fn assemble(
+            storage: S,
+            layout: Layout,
+            start: usize,
+            readers: ReaderRegistry<READERS>,
+            producer: P,
+            space: W,
+            data: W,
+        ) -> Self {
+            Self {
+                published: Sequence::new(start),
+                readers,
+                producer,
+                writers: AtomicUsize::new(0),
+                closed: AtomicBool::new(false),
+                sealed: AtomicBool::new(false),
+                space: CachePadded::new(space),
+                data: CachePadded::new(data),
+                layout,
+                start,
+                storage,
+            }
+        }
     }
 
     /// Replaces the two wait-strategy instances (writers wait on `space`, readers on `data`),
