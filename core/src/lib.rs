@@ -128,7 +128,7 @@ mod writer;
 
 pub use cache_padded::CachePadded;
 pub use claim::{multi_words, MultiProducer, Producer, SingleProducer};
-pub use error::{AttachError, CapacityError, ReadError, ReserveError};
+pub use error::{AttachError, CapacityError, FillError, PushError, ReadError, ReserveError};
 pub use layout::Layout;
 pub use read_span::ReadSpan;
 pub use reader::Reader;

@@ -132,6 +132,16 @@ where
         Some(out)
     }
 
+    /// A clone of the first item; the span (of one item) is then consumed by its drop.
+    #[inline(always)]
+    pub(crate) fn take_first(self) -> S::Item
+    where
+        S::Item: Clone,
+    {
+        // A non-empty span's first part holds its first item.
+        self.as_slices().0[0].clone()
+    }
+
     /// Consumes the first `count` items (clamped to the span length); the rest will be shown
     /// again by the next read.
     #[inline]
