@@ -18,7 +18,11 @@ use crate::{ReadSpan, Ring, Storage, WaitStrategy, WaitTimeout};
 /// [`ReadSpan::consume`] consumes fewer (the rest is shown again by the next read).
 ///
 /// `try_read` never waits; `read` waits through the ring's [`WaitStrategy`]; `read_timeout`
-/// waits at most a given time; `read_exact` waits for a given count.
+/// waits at most a given time; `read_exact` waits for a given count; `try_read_all` /
+/// `read_all` show everything published. One item at a time (`Item: Clone`):
+/// [`try_pop`](Self::try_pop), [`pop`](Self::pop), [`pop_timeout`](Self::pop_timeout) return
+/// a clone (the ring is broadcast: other readers still see the item), on the same fast path as
+/// `try_read(1)`.
 ///
 /// **Zero items.** Every form (try, blocking, timeout, exact, async) asked for 0 items returns
 /// at once: an empty span while the ring is open or items are left, [`ReadError::Closed`] once

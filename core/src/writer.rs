@@ -17,7 +17,9 @@ use crate::{Ring, Storage, WaitStrategy, WaitTimeout, WriteSpan};
 ///
 /// Waiting follows one naming rule: `try_reserve` never waits (usable from an interrupt
 /// handler), `reserve` waits through the ring's [`WaitStrategy`], `reserve_timeout` waits at
-/// most a given time.
+/// most a given time. One item at a time: [`try_push`](Self::try_push), [`push`](Self::push),
+/// [`push_timeout`](Self::push_timeout) (a failed push gives the item back in a
+/// [`PushError`]), on the same fast path as a one-slot span.
 ///
 /// ```
 /// use spanring_core::{Ring, SliceStorage};
