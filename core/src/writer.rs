@@ -373,7 +373,11 @@ where
     /// Claims `n` slots: returns the first cursor. Free space is `capacity` minus the distance
     /// from the slowest reader (a cached lower bound, refreshed only when it looks too small)
     /// to the claim cursor.
-    #[inline]
+    ///
+    /// Always inlined, and only the single-producer fast path: everything else is in
+    /// [`claim_in_slow`](Self::claim_in_slow), so the compiler cannot out-line the one compare
+    /// along with the rest (it did, when this was one `#[inline]` function).
+    #[inline(always)]
     fn claim_in(
         ring: &Ring<S, P, W, N>,
         local: &mut SpLocal,
@@ -384,6 +388,18 @@ where
         if !P::MULTI && n <= local.free && !closed {
             return Ok(local.claim); // the fast path: one compare against the cached free count
         }
+        Self::claim_in_slow(ring, local, n, closed)
+    }
+
+    /// [`claim_in`](Self::claim_in) past the single-producer fast path: the cached free count
+    /// is too small, the ring is closed, or the ring is multi-producer (the CAS loop).
+    #[inline(never)]
+    fn claim_in_slow(
+        ring: &Ring<S, P, W, N>,
+        local: &mut SpLocal,
+        n: usize,
+        closed: bool,
+    ) -> Result<usize, ReserveError> {
         let cap = ring.capacity();
         if n > cap {
             return Err(ReserveError::TooLarge {
