@@ -344,8 +344,12 @@ where
     ) -> Result<usize, ReserveError> {
         let ring = &*self.ring;
         let local = &mut self.local;
-        let mut outcome = Err(ReserveError::Full { free: 0 });
-        // Every strategy calls `ready()` at least once before it returns `true`.
+        // Once more before waiting (cheap here, out of line), so the outcome never depends on
+        // a strategy calling `ready()` before it returns.
+        let mut outcome = Self::claim_in(ring, local, n);
+        if !matches!(outcome, Err(ReserveError::Full { .. })) {
+            return outcome;
+        }
         let ready = wait(&ring.space, &mut || {
             outcome = Self::claim_in(ring, local, n);
             !matches!(outcome, Err(ReserveError::Full { .. }))
