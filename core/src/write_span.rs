@@ -206,6 +206,14 @@ where
         b.fill(value);
     }
 
+    /// Stores `item` in the first slot and publishes exactly that one (the one-item calls).
+    #[inline(always)]
+    pub(crate) fn put_first(mut self, item: S::Item) {
+        // A non-empty span's first part holds its first slot.
+        self.as_mut_slices().0[0] = item;
+        self.publish(1);
+    }
+
     /// Publishes the first `count` slots (clamped to the span length) and releases the rest.
     #[inline]
     pub fn publish(mut self, count: usize) {

@@ -363,10 +363,7 @@ where
     /// Stores `item` in the claimed slot at `start` and publishes it.
     #[inline(always)]
     fn write_one(&mut self, start: usize, item: S::Item) {
-        let mut span = WriteSpan::new(self, start, 1);
-        // A one-slot span is never split: its first part holds the slot.
-        span.as_mut_slices().0[0] = item;
-        span.publish(1);
+        WriteSpan::new(self, start, 1).put_first(item);
     }
 
     #[inline]

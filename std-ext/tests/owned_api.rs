@@ -165,3 +165,56 @@ fn owned_writer_reserves_asynchronously_against_owned_reader() {
     }
     assert_eq!(r.try_pop(), Ok(2));
 }
+
+#[test]
+fn owned_reader_pops_asynchronously_and_owned_writer_pushes() {
+    let (mut w, mut r) = owned::portable::<u32>(1)
+        .wait::<AsyncWait>()
+        .build()
+        .unwrap();
+    let count = Arc::new(Count(AtomicUsize::new(0)));
+    let waker = Waker::from(count.clone());
+    let mut cx = Context::from_waker(&waker);
+    {
+        let mut pop = pin!(r.pop_async());
+        assert!(pop.as_mut().poll(&mut cx).is_pending());
+        w.try_push(10).unwrap();
+        // Relaxed: same thread.
+        assert!(
+            count.0.load(Ordering::Relaxed) >= 1,
+            "publishing wakes the reader"
+        );
+        assert_eq!(pop.as_mut().poll(&mut cx), Poll::Ready(Ok(10)));
+    }
+    w.try_push(11).unwrap();
+    {
+        let mut push = pin!(w.push_async(12));
+        assert!(push.as_mut().poll(&mut cx).is_pending(), "ring full");
+        assert_eq!(r.try_pop(), Ok(11));
+        assert_eq!(push.as_mut().poll(&mut cx), Poll::Ready(Ok(())));
+    }
+    assert_eq!(r.try_pop(), Ok(12));
+    drop(w);
+    let mut end = pin!(r.pop_async());
+    assert_eq!(
+        end.as_mut().poll(&mut cx),
+        Poll::Ready(Err(ReadError::Closed))
+    );
+}
+
+#[test]
+fn push_async_gives_the_item_back_when_closed() {
+    let (mut w, r) = owned::portable::<u32>(2)
+        .wait::<AsyncWait>()
+        .build()
+        .unwrap();
+    drop(r); // the last reader handle closes the ring
+    let count = Arc::new(Count(AtomicUsize::new(0)));
+    let waker = Waker::from(count);
+    let mut cx = Context::from_waker(&waker);
+    let mut push = pin!(w.push_async(5));
+    assert_eq!(
+        push.as_mut().poll(&mut cx),
+        Poll::Ready(Err(PushError::Closed(5)))
+    );
+}

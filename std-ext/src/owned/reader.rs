@@ -310,6 +310,29 @@ where
         self.reader.read_async(max)
     }
 
+    /// A clone of the next item, waiting asynchronously ([`Reader::pop_async`]). Cancel-safe.
+    ///
+    /// # Errors
+    ///
+    /// The future resolves to [`ReadError::Closed`] once every writer is gone and everything
+    /// is read.
+    ///
+    /// ```
+    /// use spanring_std::core_api::AsyncWait;
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u32>(8).wait::<AsyncWait>().build()?;
+    /// w.try_push(3)?;
+    /// let next = r.pop_async(); // ready at its first poll: an item is published
+    /// # drop(next);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub async fn pop_async(&mut self) -> Result<S::Item, ReadError>
+    where
+        S::Item: Clone,
+    {
+        self.reader.pop_async().await
+    }
+
     /// Exactly `n` items, waiting asynchronously ([`Reader::read_exact_async`]).
     ///
     /// # Errors
