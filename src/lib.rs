@@ -1,6 +1,22 @@
 //! # spanring
 //!
 //! The facade: re-exports [`spanring_core`] always and `spanring_std` under the `std` feature.
+//! Everything public in the core (including [`PushError`] and [`FillError`]) is here by name.
+//!
+//! ```
+//! use spanring::{FillError, PushError, ReadError, Ring, SliceStorage};
+//! let mut memory = [0u32; 2];
+//! let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+//! let mut reader = ring.reader().unwrap();
+//! let mut writer = ring.writer().unwrap();
+//! writer.try_push(1).unwrap();
+//! writer.try_push(2).unwrap();
+//! assert_eq!(writer.try_push(3), Err(PushError::Full(3))); // the item comes back
+//! assert_eq!(reader.try_pop(), Ok(1));
+//! assert_eq!(writer.try_reserve_with(1, |_| Err("no")), Err(FillError::Fill("no")));
+//! assert_eq!(reader.try_read_all().unwrap().to_array::<1>(), Some([2]));
+//! assert!(matches!(reader.try_pop(), Err(ReadError::Empty)));
+//! ```
 #![no_std]
 #![warn(missing_docs)]
 

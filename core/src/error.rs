@@ -95,6 +95,161 @@ impl fmt::Display for ReserveError {
 
 impl core::error::Error for ReserveError {}
 
+impl ReserveError {
+    /// `true` only for [`Closed`](Self::Closed): no later call on this ring can succeed, so a
+    /// loop should stop. `Full` and `TimedOut` pass (retry later); `TooLarge` is a wrong
+    /// request, not the end of the ring (it is `false`: a smaller request may succeed).
+    ///
+    /// ```
+    /// use spanring_core::ReserveError;
+    /// assert!(ReserveError::Closed.is_terminal());
+    /// assert!(!ReserveError::Full { free: 0 }.is_terminal());
+    /// assert!(!ReserveError::TimedOut.is_terminal());
+    /// ```
+    #[inline]
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Self::Closed)
+    }
+}
+
+/// Why [`Writer::try_push`](crate::Writer::try_push) (or `push`, `push_timeout`) did not
+/// store an item: the item comes back in every case, as with `rtrb`'s and crossbeam's push
+/// errors. `Debug` shows the variant only (`Full(..)`), so `T` needs no `Debug`.
+///
+/// ```
+/// use spanring_core::PushError;
+/// let e = PushError::Full(7u8);
+/// assert!(!e.is_terminal());
+/// assert_eq!(e.to_string(), "ring full");
+/// assert_eq!(e.into_inner(), 7);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum PushError<T> {
+    /// No free slot right now (`try_push` only): the slowest reader is behind.
+    Full(T),
+    /// The ring is closed: no push will ever succeed again.
+    Closed(T),
+    /// `push_timeout` gave up.
+    TimedOut(T),
+}
+
+impl<T> PushError<T> {
+    /// The item that was not pushed.
+    ///
+    /// ```
+    /// use spanring_core::PushError;
+    /// assert_eq!(PushError::Closed("x").into_inner(), "x");
+    /// ```
+    #[inline]
+    pub fn into_inner(self) -> T {
+        match self {
+            Self::Full(t) | Self::Closed(t) | Self::TimedOut(t) => t,
+        }
+    }
+
+    /// `true` only for [`Closed`](Self::Closed) (as [`ReserveError::is_terminal`]).
+    ///
+    /// ```
+    /// use spanring_core::PushError;
+    /// assert!(PushError::Closed(1).is_terminal());
+    /// assert!(!PushError::TimedOut(1).is_terminal());
+    /// ```
+    #[inline]
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Self::Closed(_))
+    }
+
+    /// The reservation error this push failed with, without the item.
+    ///
+    /// ```
+    /// use spanring_core::{PushError, ReserveError};
+    /// assert_eq!(PushError::Closed(1).kind(), ReserveError::Closed);
+    /// ```
+    #[inline]
+    pub fn kind(&self) -> ReserveError {
+        match self {
+            Self::Full(_) => ReserveError::Full { free: 0 },
+            Self::Closed(_) => ReserveError::Closed,
+            Self::TimedOut(_) => ReserveError::TimedOut,
+        }
+    }
+
+    /// Maps a failed one-slot reservation to a push error carrying `item`. A one-slot request
+    /// is never `TooLarge` (capacity ≥ 1).
+    #[inline]
+    pub(crate) fn from_reserve(e: ReserveError, item: T) -> Self {
+        match e {
+            ReserveError::Closed => Self::Closed(item),
+            ReserveError::TimedOut => Self::TimedOut(item),
+            ReserveError::Full { .. } | ReserveError::TooLarge { .. } => Self::Full(item),
+        }
+    }
+}
+
+impl<T> fmt::Debug for PushError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Full(_) => f.write_str("Full(..)"),
+            Self::Closed(_) => f.write_str("Closed(..)"),
+            Self::TimedOut(_) => f.write_str("TimedOut(..)"),
+        }
+    }
+}
+
+impl<T> fmt::Display for PushError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Full(_) => f.write_str("ring full"),
+            Self::Closed(_) => f.write_str("ring closed"),
+            Self::TimedOut(_) => f.write_str("timed out waiting for a free slot"),
+        }
+    }
+}
+
+impl<T> core::error::Error for PushError<T> {}
+
+/// Why [`Writer::try_reserve_with`](crate::Writer::try_reserve_with) published nothing: the
+/// reservation failed, or the fill closure returned an error (then the reserved slots are
+/// released unpublished and the closure's error comes back).
+///
+/// ```
+/// use spanring_core::{FillError, ReserveError};
+/// let e: FillError<&str> = FillError::Fill("bad input");
+/// assert!(!e.is_terminal());
+/// assert!(FillError::<()>::Reserve(ReserveError::Closed).is_terminal());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FillError<E> {
+    /// Reserving the slots failed (the closure was not called).
+    Reserve(ReserveError),
+    /// The closure returned this error; nothing was published.
+    Fill(E),
+}
+
+impl<E> FillError<E> {
+    /// `true` only for `Reserve(ReserveError::Closed)`.
+    ///
+    /// ```
+    /// use spanring_core::{FillError, ReserveError};
+    /// assert!(!FillError::<()>::Reserve(ReserveError::Full { free: 0 }).is_terminal());
+    /// ```
+    #[inline]
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Self::Reserve(e) if e.is_terminal())
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for FillError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Reserve(e) => e.fmt(f),
+            Self::Fill(e) => write!(f, "fill failed: {e}"),
+        }
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> core::error::Error for FillError<E> {}
+
 /// Why a reader got no items.
 ///
 /// ```
@@ -138,6 +293,23 @@ impl fmt::Display for ReadError {
 }
 
 impl core::error::Error for ReadError {}
+
+impl ReadError {
+    /// `true` only for [`Closed`](Self::Closed): the ring is closed and this reader has read
+    /// everything, so no later read can return an item. `Empty` and `TimedOut` pass (retry);
+    /// `TooLarge` is a wrong request (`false`).
+    ///
+    /// ```
+    /// use spanring_core::ReadError;
+    /// assert!(ReadError::Closed.is_terminal());
+    /// assert!(!ReadError::Empty.is_terminal());
+    /// assert!(!ReadError::TimedOut.is_terminal());
+    /// ```
+    #[inline]
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Self::Closed)
+    }
+}
 
 /// Why a handle could not be created.
 ///

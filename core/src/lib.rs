@@ -27,7 +27,8 @@
 //!   gives `&mut` access to exactly the reserved slots and *publishes* them when dropped, or
 //!   only a prefix with [`WriteSpan::publish`]. [`SingleProducer`] rings (the default) have one
 //!   unique writer and no CAS; [`MultiProducer`] rings let any number of writers claim ranges
-//!   with a CAS and publish out of order through an [`AtomicBitset`].
+//!   with a CAS and publish out of order through an [`AtomicBitset`]. One item at a time:
+//!   [`Writer::try_push`] / [`Writer::push`] and [`Reader::try_pop`] / [`Reader::pop`].
 //! - **Readers** are broadcast: each attached [`Reader`] sees every item published after it
 //!   attached, in order, at its own pace. A [`ReadSpan`] shows at most what is published and
 //!   *consumes* it when dropped (or a prefix, [`ReadSpan::consume`]). Writers wait for the
@@ -131,7 +132,7 @@ mod writer;
 pub use builder::{BuildProducer, RingBuilder};
 pub use cache_padded::CachePadded;
 pub use claim::{multi_words, MultiProducer, Producer, SingleProducer};
-pub use error::{AttachError, CapacityError, ReadError, ReserveError};
+pub use error::{AttachError, CapacityError, FillError, PushError, ReadError, ReserveError};
 pub use layout::Layout;
 pub use read_span::ReadSpan;
 pub use reader::Reader;

@@ -119,17 +119,68 @@ where
         n
     }
 
-    /// The items as an array, if there are exactly `K` of them.
+    /// Clones the items into the front of `dst`; returns how many were cloned
+    /// (`min(len, dst.len())`). The `Clone` form of [`copy_to_slice`](Self::copy_to_slice).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory: [String; 4] = Default::default();
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(2).unwrap().clone_from_slice(&["a".to_string(), "b".to_string()]);
+    /// let mut out = [String::new(), String::new(), String::new()];
+    /// assert_eq!(r.try_read(4).unwrap().clone_to_slice(&mut out), 2);
+    /// assert_eq!(out, ["a", "b", ""]);
+    /// ```
+    #[inline]
+    pub fn clone_to_slice(&self, dst: &mut [S::Item]) -> usize
+    where
+        S::Item: Clone,
+    {
+        let n = self.len.min(dst.len());
+        let (a, b) = self.as_slices();
+        let from_a = a.len().min(n);
+        dst[..from_a].clone_from_slice(&a[..from_a]);
+        dst[from_a..n].clone_from_slice(&b[..n - from_a]);
+        n
+    }
+
+    /// The items as an array (clones), if there are exactly `K` of them.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory: [Option<&str>; 4] = [None; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(2).unwrap().copy_from_slice(&[Some("x"), None]);
+    /// let span = r.try_read(4).unwrap();
+    /// assert_eq!(span.to_array::<3>(), None); // wrong length
+    /// assert_eq!(span.to_array::<2>(), Some([Some("x"), None]));
+    /// ```
     pub fn to_array<const K: usize>(&self) -> Option<[S::Item; K]>
     where
-        S::Item: Copy + Default,
+        S::Item: Clone,
     {
         if self.len != K {
             return None;
         }
-        let mut out = [S::Item::default(); K];
-        self.copy_to_slice(&mut out);
-        Some(out)
+        let mut items = self.iter();
+        // `len == K`: the iterator yields exactly `K` items.
+        Some(core::array::from_fn(|_| {
+            items.next().expect("span length checked").clone()
+        }))
+    }
+
+    /// A clone of the first item; the span (of one item) is then consumed by its drop.
+    #[inline(always)]
+    pub(crate) fn take_first(self) -> S::Item
+    where
+        S::Item: Clone,
+    {
+        // A non-empty span's first part holds its first item.
+        self.as_slices().0[0].clone()
     }
 
     /// Consumes the first `count` items (clamped to the span length); the rest will be shown
@@ -270,6 +321,39 @@ where
         let len = self.len;
         self.get(i)
             .unwrap_or_else(|| panic!("index {i} out of a span of {len}"))
+    }
+}
+
+/// Iterates over the items in order (both halves of a span that crosses the end), as
+/// [`ReadSpan::iter`].
+///
+/// ```
+/// use spanring_core::{Ring, SliceStorage};
+/// let mut memory = [0u8; 4];
+/// let ring: Ring<_> = Ring::starting_at(SliceStorage::new(&mut memory), 3).unwrap();
+/// let mut r = ring.reader().unwrap();
+/// let mut w = ring.writer().unwrap();
+/// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]); // crosses the end
+/// let mut sum = 0;
+/// for item in &r.try_read(4).unwrap() {
+///     sum += item;
+/// }
+/// assert_eq!(sum, 6);
+/// ```
+impl<'s, S, P, W, const N: usize, R> IntoIterator for &'s ReadSpan<'_, R>
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+    S::Item: 's,
+{
+    type Item = &'s S::Item;
+    type IntoIter =
+        core::iter::Chain<core::slice::Iter<'s, S::Item>, core::slice::Iter<'s, S::Item>>;
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
     }
 }
 

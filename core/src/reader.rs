@@ -18,7 +18,11 @@ use crate::{ReadSpan, Ring, Storage, WaitStrategy, WaitTimeout};
 /// [`ReadSpan::consume`] consumes fewer (the rest is shown again by the next read).
 ///
 /// `try_read` never waits; `read` waits through the ring's [`WaitStrategy`]; `read_timeout`
-/// waits at most a given time; `read_exact` waits for a given count.
+/// waits at most a given time; `read_exact` waits for a given count; `try_read_all` /
+/// `read_all` show everything published. One item at a time (`Item: Clone`):
+/// [`try_pop`](Self::try_pop), [`pop`](Self::pop), [`pop_timeout`](Self::pop_timeout) return
+/// a clone (the ring is broadcast: other readers still see the item), on the same fast path as
+/// `try_read(1)`.
 ///
 /// **Zero items.** Every form (try, blocking, timeout, exact, async) asked for 0 items returns
 /// at once: an empty span while the ring is open or items are left, [`ReadError::Closed`] once
@@ -113,7 +117,21 @@ where
 
     /// Published items not yet consumed by this reader (a snapshot; on a multi-producer ring
     /// it may include skipped hole slots, which reads never return).
-    pub fn available(&mut self) -> usize {
+    ///
+    /// Takes `&self` and changes nothing: the reader's cached count of ready items is not
+    /// updated (the next read refreshes it).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_push(1).unwrap();
+    /// w.try_push(2).unwrap();
+    /// assert_eq!(r.available(), 2);
+    /// ```
+    pub fn available(&self) -> usize {
         let ring = &*self.ring;
         let Some(m) = ring.producer.multi() else {
             // Acquire: as in `refresh`.
@@ -150,6 +168,134 @@ where
             None => poll(&self.ring, &mut self.pos, max)?.count,
         };
         Ok(ReadSpan::new(self, n))
+    }
+
+    /// Everything published and not yet consumed by this reader, without waiting (as
+    /// [`try_read`](Self::try_read)`(usize::MAX)`).
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Empty`], [`ReadError::Closed`].
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
+    /// assert_eq!(r.try_read_all().unwrap().len(), 3);
+    /// ```
+    #[inline]
+    pub fn try_read_all(&mut self) -> Result<ReadSpan<'_, R>, ReadError> {
+        self.try_read(usize::MAX)
+    }
+
+    /// Everything published and not yet consumed, waiting until at least one item is (as
+    /// [`read`](Self::read)`(usize::MAX)`).
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Closed`] once the ring is closed and drained.
+    ///
+    /// ```
+    /// use spanring_core::{ReadError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(2).unwrap().copy_from_slice(&[1, 2]);
+    /// drop(w);
+    /// assert_eq!(r.read_all().unwrap().to_array::<2>(), Some([1, 2]));
+    /// assert_eq!(r.read_all().unwrap_err(), ReadError::Closed);
+    /// ```
+    #[inline]
+    pub fn read_all(&mut self) -> Result<ReadSpan<'_, R>, ReadError> {
+        self.read(usize::MAX)
+    }
+
+    /// One item, without waiting: a clone of the next published item, which this reader then
+    /// consumes (other readers still see it: the ring is broadcast). The one-item form of
+    /// [`try_read`](Self::try_read), with the same fast path as `try_read(1)`. If `clone`
+    /// panics the item counts as consumed.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Empty`], [`ReadError::Closed`].
+    ///
+    /// ```
+    /// use spanring_core::{ReadError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut a = ring.reader().unwrap();
+    /// let mut b = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_push(7).unwrap();
+    /// assert_eq!(a.try_pop(), Ok(7));
+    /// assert_eq!(a.try_pop(), Err(ReadError::Empty));
+    /// assert_eq!(b.try_pop(), Ok(7)); // b sees it too
+    /// ```
+    #[inline]
+    pub fn try_pop(&mut self) -> Result<S::Item, ReadError>
+    where
+        S::Item: Clone,
+    {
+        Ok(self.try_read(1)?.take_first())
+    }
+
+    /// One item, waiting through the ring's wait strategy until one is published (the one-item
+    /// form of [`read`](Self::read)).
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Closed`] once the ring is closed and drained.
+    ///
+    /// ```
+    /// use spanring_core::{ReadError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_push(4).unwrap();
+    /// drop(w);
+    /// assert_eq!(r.pop(), Ok(4));
+    /// assert_eq!(r.pop(), Err(ReadError::Closed));
+    /// ```
+    #[inline]
+    pub fn pop(&mut self) -> Result<S::Item, ReadError>
+    where
+        S::Item: Clone,
+    {
+        Ok(self.read(1)?.take_first())
+    }
+
+    /// As [`pop`](Self::pop), giving up after `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Closed`], [`ReadError::TimedOut`].
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use spanring_core::{ReadError, Ring, SingleProducer, SliceStorage, WaitStrategy, WaitTimeout};
+    /// # #[derive(Default)] struct NoWait;
+    /// # impl WaitStrategy for NoWait { fn wait_until(&self, r: &mut dyn FnMut() -> bool) { while !r() {} } fn notify_all(&self) {} }
+    /// # impl WaitTimeout for NoWait { fn wait_until_timeout(&self, r: &mut dyn FnMut() -> bool, _: Duration) -> bool { r() } }
+    /// let mut memory = [0u8; 2];
+    /// let ring: Ring<_, SingleProducer, NoWait> = Ring::starting_at(SliceStorage::new(&mut memory), 0).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// assert_eq!(r.pop_timeout(Duration::from_millis(1)), Err(ReadError::TimedOut));
+    /// w.try_push(3).unwrap();
+    /// assert_eq!(r.pop_timeout(Duration::from_millis(1)), Ok(3));
+    /// ```
+    #[inline]
+    pub fn pop_timeout(&mut self, timeout: Duration) -> Result<S::Item, ReadError>
+    where
+        S::Item: Clone,
+        W: WaitTimeout,
+    {
+        Ok(self.read_timeout(1, timeout)?.take_first())
     }
 
     /// Up to `max` items, waiting until at least one is published.
@@ -221,7 +367,9 @@ where
     }
 
     /// Waits (through `wait`) until `want` items are readable or no more can come; returns
-    /// how many to show. `wait` returns `false` when it gave up.
+    /// how many to show. `wait` returns `false` when it gave up. The fast path is the same
+    /// inline `known_ready` compare as `try_read`; everything else (polling, waiting) is out of
+    /// line, in [`wait_for_cold`](Self::wait_for_cold).
     #[inline]
     fn wait_for(
         &mut self,
@@ -232,6 +380,18 @@ where
         if let Some(n) = self.known_ready(max) {
             return Ok(n);
         }
+        self.wait_for_cold(want, max, wait)
+    }
+
+    /// The slow part of [`wait_for`](Self::wait_for): the cache did not cover the request.
+    #[cold]
+    #[inline(never)]
+    fn wait_for_cold(
+        &mut self,
+        want: usize,
+        max: usize,
+        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+    ) -> Result<usize, ReadError> {
         if max == 0 {
             return zero_length(&self.ring, &mut self.pos);
         }

@@ -114,6 +114,24 @@ where
         }
     }
 
+    /// Iterates over the reserved slots in order, shared.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [7u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let span = w.try_reserve(2).unwrap();
+    /// assert_eq!(span.iter().copied().sum::<u8>(), 14); // slots keep their last values
+    /// ```
+    #[inline]
+    pub fn iter(
+        &self,
+    ) -> core::iter::Chain<core::slice::Iter<'_, S::Item>, core::slice::Iter<'_, S::Item>> {
+        let (a, b) = self.as_slices();
+        a.iter().chain(b.iter())
+    }
+
     /// Iterates over the reserved slots in order.
     #[inline]
     pub fn iter_mut(
@@ -145,6 +163,38 @@ where
         b.copy_from_slice(sb);
     }
 
+    /// Clones `src` into the span (the `Clone` form of
+    /// [`copy_from_slice`](Self::copy_from_slice)).
+    ///
+    /// # Panics
+    ///
+    /// If `src.len() != self.len()` (as `slice::clone_from_slice`).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory: [Vec<u8>; 2] = Default::default();
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(2).unwrap().clone_from_slice(&[vec![1], vec![2, 3]]);
+    /// assert_eq!(r.try_read(2).unwrap()[1], [2, 3]);
+    /// ```
+    #[inline]
+    pub fn clone_from_slice(&mut self, src: &[S::Item])
+    where
+        S::Item: Clone,
+    {
+        assert_eq!(
+            src.len(),
+            self.len,
+            "source length must equal the span length"
+        );
+        let (a, b) = self.as_mut_slices();
+        let (sa, sb) = src.split_at(a.len());
+        a.clone_from_slice(sa);
+        b.clone_from_slice(sb);
+    }
+
     /// Sets every reserved slot to `value`.
     #[inline]
     pub fn fill(&mut self, value: S::Item)
@@ -154,6 +204,14 @@ where
         let (a, b) = self.as_mut_slices();
         a.fill(value.clone());
         b.fill(value);
+    }
+
+    /// Stores `item` in the first slot and publishes exactly that one (the one-item calls).
+    #[inline(always)]
+    pub(crate) fn put_first(mut self, item: S::Item) {
+        // A non-empty span's first part holds its first slot.
+        self.as_mut_slices().0[0] = item;
+        self.publish(1);
     }
 
     /// Publishes the first `count` slots (clamped to the span length) and releases the rest.
@@ -231,6 +289,66 @@ where
         let len = self.len;
         self.get_mut(i)
             .unwrap_or_else(|| panic!("index {i} out of a span of {len}"))
+    }
+}
+
+/// Iterates over the reserved slots in order, shared, as [`WriteSpan::iter`].
+///
+/// ```
+/// use spanring_core::{Ring, SliceStorage};
+/// let mut memory = [1u8; 4];
+/// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+/// let mut w = ring.writer().unwrap();
+/// let span = w.try_reserve(3).unwrap();
+/// assert_eq!((&span).into_iter().count(), 3);
+/// ```
+impl<'s, S, P, W, const N: usize, R> IntoIterator for &'s WriteSpan<'_, R>
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+    S::Item: 's,
+{
+    type Item = &'s S::Item;
+    type IntoIter =
+        core::iter::Chain<core::slice::Iter<'s, S::Item>, core::slice::Iter<'s, S::Item>>;
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// Iterates over the reserved slots in order, mutably (both halves of a span that crosses
+/// the end), as [`WriteSpan::iter_mut`].
+///
+/// ```
+/// use spanring_core::{Ring, SliceStorage};
+/// let mut memory = [0u32; 4];
+/// let ring: Ring<_> = Ring::starting_at(SliceStorage::new(&mut memory), 2).unwrap();
+/// let mut r = ring.reader().unwrap();
+/// let mut w = ring.writer().unwrap();
+/// let mut span = w.try_reserve(4).unwrap(); // crosses the end
+/// for (i, slot) in (&mut span).into_iter().enumerate() {
+///     *slot = i as u32 * 10;
+/// }
+/// drop(span);
+/// assert_eq!(r.try_read(4).unwrap().to_array::<4>(), Some([0, 10, 20, 30]));
+/// ```
+impl<'s, S, P, W, const N: usize, R> IntoIterator for &'s mut WriteSpan<'_, R>
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+    S::Item: 's,
+{
+    type Item = &'s mut S::Item;
+    type IntoIter =
+        core::iter::Chain<core::slice::IterMut<'s, S::Item>, core::slice::IterMut<'s, S::Item>>;
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
     }
 }
 

@@ -4,7 +4,7 @@ use core::ops::Deref;
 use core::time::Duration;
 
 use crate::claim::{MultiClaim, Producer};
-use crate::error::{AttachError, ReserveError};
+use crate::error::{AttachError, FillError, PushError, ReserveError};
 use crate::ring::RingCore;
 use crate::sync::Ordering;
 use crate::{Ring, Storage, WaitStrategy, WaitTimeout, WriteSpan};
@@ -17,7 +17,9 @@ use crate::{Ring, Storage, WaitStrategy, WaitTimeout, WriteSpan};
 ///
 /// Waiting follows one naming rule: `try_reserve` never waits (usable from an interrupt
 /// handler), `reserve` waits through the ring's [`WaitStrategy`], `reserve_timeout` waits at
-/// most a given time.
+/// most a given time. One item at a time: [`try_push`](Self::try_push), [`push`](Self::push),
+/// [`push_timeout`](Self::push_timeout) (a failed push gives the item back in a
+/// [`PushError`]), on the same fast path as a one-slot span.
 ///
 /// ```
 /// use spanring_core::{Ring, SliceStorage};
@@ -90,8 +92,21 @@ where
         &self.ring
     }
 
-    /// Slots free right now for this writer (a snapshot; rescans the readers).
-    pub fn free(&mut self) -> usize {
+    /// Slots free right now for this writer (a snapshot; rescans the readers). Takes `&self`:
+    /// the rescan updates only the ring's shared cached minimum, never this writer's own cached
+    /// free count (the next claim refreshes that itself when it looks too small).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let _reader = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_push(1).unwrap();
+    /// let w = &w; // a shared borrow is enough
+    /// assert_eq!(w.free(), 3);
+    /// ```
+    pub fn free(&self) -> usize {
         let ring = &*self.ring;
         let min = ring
             .refresh_min()
@@ -116,6 +131,157 @@ where
     pub fn try_reserve(&mut self, n: usize) -> Result<WriteSpan<'_, R>, ReserveError> {
         let start = self.try_claim(n)?;
         Ok(WriteSpan::new(self, start, n))
+    }
+
+    /// Stores one item without waiting (the one-item form of [`try_reserve`](Self::try_reserve),
+    /// as `rtrb`'s `Producer::push` or crossbeam's `ArrayQueue::push`). Same fast path as
+    /// `try_reserve(1)`: one compare against the cached free count on a single-producer ring.
+    ///
+    /// # Errors
+    ///
+    /// The item comes back in [`PushError::Full`] (no free slot now) or [`PushError::Closed`].
+    ///
+    /// ```
+    /// use spanring_core::{PushError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 2];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_push(1).unwrap();
+    /// w.try_push(2).unwrap();
+    /// assert_eq!(w.try_push(3), Err(PushError::Full(3)));
+    /// assert_eq!(r.try_pop(), Ok(1));
+    /// ```
+    #[inline]
+    pub fn try_push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
+        match Self::claim_in(&self.ring, &mut self.local, 1) {
+            Ok(start) => {
+                self.write_one(start, item);
+                Ok(())
+            }
+            Err(e) => Err(PushError::from_reserve(e, item)),
+        }
+    }
+
+    /// Stores one item, waiting through the ring's wait strategy while the ring is full (the
+    /// one-item form of [`reserve`](Self::reserve)).
+    ///
+    /// # Errors
+    ///
+    /// [`PushError::Closed`] with the item.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 2];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.push(9).unwrap(); // a free slot: returns at once
+    /// assert_eq!(r.pop(), Ok(9));
+    /// ```
+    #[inline]
+    pub fn push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
+        let claimed = self.claim_waiting(1, |w, ready| {
+            w.wait_until(ready);
+            true
+        });
+        match claimed {
+            Ok(start) => {
+                self.write_one(start, item);
+                Ok(())
+            }
+            Err(e) => Err(PushError::from_reserve(e, item)),
+        }
+    }
+
+    /// As [`push`](Self::push), giving up after `timeout`.
+    ///
+    /// # Errors
+    ///
+    /// [`PushError::TimedOut`] or [`PushError::Closed`], with the item.
+    ///
+    /// ```
+    /// # use core::time::Duration;
+    /// # use spanring_core::{PushError, Ring, SingleProducer, SliceStorage, WaitStrategy, WaitTimeout};
+    /// # #[derive(Default)] struct NoWait;
+    /// # impl WaitStrategy for NoWait { fn wait_until(&self, r: &mut dyn FnMut() -> bool) { while !r() {} } fn notify_all(&self) {} }
+    /// # impl WaitTimeout for NoWait { fn wait_until_timeout(&self, r: &mut dyn FnMut() -> bool, _: Duration) -> bool { r() } }
+    /// let mut memory = [0u8; 1];
+    /// let ring: Ring<_, SingleProducer, NoWait> = Ring::starting_at(SliceStorage::new(&mut memory), 0).unwrap();
+    /// let _r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.push_timeout(1, Duration::from_millis(1)).unwrap();
+    /// let e = w.push_timeout(2, Duration::from_millis(1)).unwrap_err();
+    /// assert_eq!(e, PushError::TimedOut(2));
+    /// ```
+    #[inline]
+    pub fn push_timeout(
+        &mut self,
+        item: S::Item,
+        timeout: Duration,
+    ) -> Result<(), PushError<S::Item>>
+    where
+        W: WaitTimeout,
+    {
+        match self.claim_waiting(1, |w, ready| w.wait_until_timeout(ready, timeout)) {
+            Ok(start) => {
+                self.write_one(start, item);
+                Ok(())
+            }
+            Err(e) => Err(PushError::from_reserve(e, item)),
+        }
+    }
+
+    /// Reserves exactly `n` slots without waiting and lets `fill` write them; publishes the
+    /// count `fill` returns (clamped to `n`) when it returns `Ok`, and **nothing** when it
+    /// returns `Err` (the slots are released unpublished, as [`WriteSpan::publish`]`(0)`).
+    /// Use it when filling can fail half-way, e.g. decoding input into the slots. (A plain
+    /// [`WriteSpan`] still publishes everything when dropped.) If `fill` panics the span
+    /// follows its drop rule: with `std`, nothing is published.
+    ///
+    /// Returns the published count.
+    ///
+    /// # Errors
+    ///
+    /// [`FillError::Reserve`] with what [`try_reserve`](Self::try_reserve) returned (`fill` is
+    /// not called), or [`FillError::Fill`] with `fill`'s error.
+    ///
+    /// ```
+    /// use spanring_core::{FillError, ReadError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let bad = w.try_reserve_with(2, |span| {
+    ///     span[0] = 1;
+    ///     Err("no second item")
+    /// });
+    /// assert_eq!(bad, Err(FillError::Fill("no second item")));
+    /// assert_eq!(r.try_pop(), Err(ReadError::Empty)); // nothing was published
+    /// let good = w.try_reserve_with(3, |span| {
+    ///     span[0] = 5;
+    ///     Ok::<_, ()>(1) // only one of the three
+    /// });
+    /// assert_eq!(good, Ok(1));
+    /// assert_eq!(r.try_pop(), Ok(5));
+    /// ```
+    #[inline]
+    pub fn try_reserve_with<E, F>(&mut self, n: usize, fill: F) -> Result<usize, FillError<E>>
+    where
+        F: FnOnce(&mut WriteSpan<'_, R>) -> Result<usize, E>,
+    {
+        let mut span = self.try_reserve(n).map_err(FillError::Reserve)?;
+        match fill(&mut span) {
+            Ok(count) => {
+                let count = count.min(n);
+                span.publish(count);
+                Ok(count)
+            }
+            Err(e) => {
+                span.publish(0);
+                Err(FillError::Fill(e))
+            }
+        }
     }
 
     /// Reserves exactly `n` slots, waiting through the ring's wait strategy while the ring is
@@ -152,26 +318,52 @@ where
     }
 
     /// Claims `n` slots, waiting through `wait` while the ring is full; `wait` returns `false`
-    /// when it gave up.
+    /// when it gave up. The first attempt is the same inline `claim_in` as `try_reserve` (one
+    /// compare against the cached free count on a single-producer ring); waiting is out of
+    /// line, in [`claim_waiting_cold`](Self::claim_waiting_cold).
     #[inline]
     fn claim_waiting(
         &mut self,
         n: usize,
         wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
     ) -> Result<usize, ReserveError> {
+        let outcome = Self::claim_in(&self.ring, &mut self.local, n);
+        if !matches!(outcome, Err(ReserveError::Full { .. })) {
+            return outcome;
+        }
+        self.claim_waiting_cold(n, wait)
+    }
+
+    /// The waiting part of [`claim_waiting`](Self::claim_waiting): the ring was full.
+    #[cold]
+    #[inline(never)]
+    fn claim_waiting_cold(
+        &mut self,
+        n: usize,
+        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+    ) -> Result<usize, ReserveError> {
         let ring = &*self.ring;
         let local = &mut self.local;
+        // Once more before waiting (cheap here, out of line), so the outcome never depends on
+        // a strategy calling `ready()` before it returns.
         let mut outcome = Self::claim_in(ring, local, n);
-        if matches!(outcome, Err(ReserveError::Full { .. })) {
-            let ready = wait(&ring.space, &mut || {
-                outcome = Self::claim_in(ring, local, n);
-                !matches!(outcome, Err(ReserveError::Full { .. }))
-            });
-            if !ready {
-                return Err(ReserveError::TimedOut);
-            }
+        if !matches!(outcome, Err(ReserveError::Full { .. })) {
+            return outcome;
+        }
+        let ready = wait(&ring.space, &mut || {
+            outcome = Self::claim_in(ring, local, n);
+            !matches!(outcome, Err(ReserveError::Full { .. }))
+        });
+        if !ready {
+            return Err(ReserveError::TimedOut);
         }
         outcome
+    }
+
+    /// Stores `item` in the claimed slot at `start` and publishes it.
+    #[inline(always)]
+    fn write_one(&mut self, start: usize, item: S::Item) {
+        WriteSpan::new(self, start, 1).put_first(item);
     }
 
     #[inline]
@@ -182,7 +374,11 @@ where
     /// Claims `n` slots: returns the first cursor. Free space is `capacity` minus the distance
     /// from the slowest reader (a cached lower bound, refreshed only when it looks too small)
     /// to the claim cursor.
-    #[inline]
+    ///
+    /// Always inlined, and only the single-producer fast path: everything else is in
+    /// [`claim_in_slow`](Self::claim_in_slow), so the compiler cannot out-line the one compare
+    /// along with the rest (it did, when this was one `#[inline]` function).
+    #[inline(always)]
     fn claim_in(
         ring: &Ring<S, P, W, N>,
         local: &mut SpLocal,
@@ -193,6 +389,18 @@ where
         if !P::MULTI && n <= local.free && !closed {
             return Ok(local.claim); // the fast path: one compare against the cached free count
         }
+        Self::claim_in_slow(ring, local, n, closed)
+    }
+
+    /// [`claim_in`](Self::claim_in) past the single-producer fast path: the cached free count
+    /// is too small, the ring is closed, or the ring is multi-producer (the CAS loop).
+    #[inline(never)]
+    fn claim_in_slow(
+        ring: &Ring<S, P, W, N>,
+        local: &mut SpLocal,
+        n: usize,
+        closed: bool,
+    ) -> Result<usize, ReserveError> {
         let cap = ring.capacity();
         if n > cap {
             return Err(ReserveError::TooLarge {

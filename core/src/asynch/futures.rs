@@ -16,7 +16,7 @@ use core::task::{Context, Poll};
 
 use super::async_wait::{WakerCellId, WakerRegistry};
 use crate::claim::Producer;
-use crate::error::{ReadError, ReserveError};
+use crate::error::{PushError, ReadError, ReserveError};
 use crate::ring::RingCore;
 use crate::{ReadSpan, Reader, Ring, Storage, WriteSpan, Writer};
 
@@ -81,6 +81,42 @@ where
             writer: Some(self),
             n,
             cell: None,
+        }
+    }
+
+    /// Stores one item, waiting asynchronously while the ring is full (the one-item form of
+    /// [`reserve_async`](Self::reserve_async), as tokio's `Sender::send`).
+    ///
+    /// **Cancellation.** Dropping the future before it completes stores nothing and drops the
+    /// item (like `tokio::sync::mpsc::Sender::send`); no slot is claimed.
+    ///
+    /// # Errors
+    ///
+    /// [`PushError::Closed`] with the item.
+    ///
+    /// ```
+    /// # use spanring_core::{AsyncWait, InlineStorage, PushError, Ring, SingleProducer};
+    /// async fn produce<R>(writer: &mut spanring_core::Writer<R>) -> Result<(), PushError<u8>>
+    /// where
+    ///     R: core::ops::Deref<Target = Ring<InlineStorage<u8, 8>, SingleProducer, AsyncWait>>,
+    /// {
+    ///     for i in 0..100 {
+    ///         writer.push_async(i).await?; // waits while the readers are behind
+    ///     }
+    ///     Ok(())
+    /// }
+    /// # let ring: Ring<_, SingleProducer, AsyncWait> =
+    /// #     Ring::starting_at(InlineStorage::new([0u8; 8]), 0).unwrap();
+    /// # let mut writer = ring.writer().unwrap();
+    /// # drop(produce(&mut writer));
+    /// ```
+    pub async fn push_async(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
+        match self.reserve_async(1).await {
+            Ok(span) => {
+                span.put_first(item);
+                Ok(())
+            }
+            Err(e) => Err(PushError::from_reserve(e, item)),
         }
     }
 }
@@ -219,6 +255,39 @@ where
             max: n,
             cell: None,
         }
+    }
+
+    /// A clone of the next item, waiting asynchronously until one is published (the one-item
+    /// form of [`read_async`](Self::read_async), as tokio's `Receiver::recv`).
+    ///
+    /// Cancel-safe: dropping the future before it completes consumes nothing.
+    ///
+    /// # Errors
+    ///
+    /// The future resolves to [`ReadError::Closed`] once the ring is closed and drained.
+    ///
+    /// ```
+    /// # use spanring_core::{AsyncWait, InlineStorage, Ring, SingleProducer};
+    /// async fn total<R>(reader: &mut spanring_core::Reader<R>) -> u64
+    /// where
+    ///     R: core::ops::Deref<Target = Ring<InlineStorage<u64, 8>, SingleProducer, AsyncWait>>,
+    /// {
+    ///     let mut sum = 0;
+    ///     while let Ok(item) = reader.pop_async().await {
+    ///         sum += item; // ends at `Closed`, the only error `pop_async` can give
+    ///     }
+    ///     sum
+    /// }
+    /// # let ring: Ring<_, SingleProducer, AsyncWait> =
+    /// #     Ring::starting_at(InlineStorage::new([0u64; 8]), 0).unwrap();
+    /// # let mut reader = ring.reader().unwrap();
+    /// # drop(total(&mut reader));
+    /// ```
+    pub async fn pop_async(&mut self) -> Result<S::Item, ReadError>
+    where
+        S::Item: Clone,
+    {
+        Ok(self.read_async(1).await?.take_first())
     }
 }
 

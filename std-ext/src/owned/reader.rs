@@ -5,8 +5,8 @@ use core::time::Duration;
 use std::sync::Arc;
 
 use spanring_core::{
-    AttachError, Producer, ReadError, ReadSpan, Reader, Ring, SingleProducer, Storage,
-    WaitStrategy, WaitTimeout,
+    AttachError, Producer, ReadError, ReadFuture, ReadSpan, Reader, Ring, SingleProducer, Storage,
+    WaitStrategy, WaitTimeout, WakerRegistry,
 };
 
 use super::SharedRing;
@@ -79,23 +79,35 @@ where
     }
 
     /// Reader handles of this buffer alive right now (a snapshot).
+    #[inline]
     pub fn handle_count(&self) -> usize {
         // Relaxed: a statistic; nothing is ordered by it.
         self.handles.load(Ordering::Relaxed)
     }
 
     /// The ring.
+    #[inline]
     pub fn ring(&self) -> &Ring<S, P, W, READERS> {
         &self.ring
     }
 
     /// The cursor of the next item this reader will see ([`Reader::cursor`]).
+    #[inline]
     pub fn cursor(&self) -> usize {
         self.reader.cursor()
     }
 
-    /// Published items not yet consumed by this reader ([`Reader::available`]).
-    pub fn available(&mut self) -> usize {
+    /// Published items not yet consumed by this reader ([`Reader::available`]; a snapshot
+    /// through `&self`).
+    ///
+    /// ```
+    /// let (mut w, r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// w.try_push(1)?;
+    /// assert_eq!(r.available(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn available(&self) -> usize {
         self.reader.available()
     }
 
@@ -105,6 +117,7 @@ where
     ///
     /// [`ReadError::Empty`], or [`ReadError::Closed`] once every writer is gone and this
     /// reader has read everything.
+    #[inline]
     pub fn try_read(
         &mut self,
         max: usize,
@@ -117,6 +130,7 @@ where
     /// # Errors
     ///
     /// [`ReadError::Closed`] once every writer is gone and everything is read.
+    #[inline]
     pub fn read(
         &mut self,
         max: usize,
@@ -129,6 +143,7 @@ where
     /// # Errors
     ///
     /// [`ReadError::TooLarge`] if `n` exceeds the capacity, [`ReadError::Closed`].
+    #[inline]
     pub fn read_exact(
         &mut self,
         n: usize,
@@ -141,6 +156,7 @@ where
     /// # Errors
     ///
     /// [`ReadError::Closed`], [`ReadError::TimedOut`].
+    #[inline]
     pub fn read_timeout(
         &mut self,
         max: usize,
@@ -150,6 +166,190 @@ where
         W: WaitTimeout,
     {
         self.reader.read_timeout(max, timeout)
+    }
+    /// Everything published and not yet consumed, without waiting
+    /// ([`Reader::try_read_all`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Empty`], [`ReadError::Closed`].
+    ///
+    /// ```
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// w.try_reserve(3)?.copy_from_slice(&[1, 2, 3]);
+    /// assert_eq!(r.try_read_all()?.len(), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn try_read_all(
+        &mut self,
+    ) -> Result<ReadSpan<'_, SharedRing<S, P, W, READERS>>, ReadError> {
+        self.reader.try_read_all()
+    }
+
+    /// Everything published and not yet consumed, waiting until at least one item is
+    /// ([`Reader::read_all`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Closed`] once every writer is gone and everything is read.
+    ///
+    /// ```
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// w.try_reserve(2)?.copy_from_slice(&[1, 2]);
+    /// drop(w);
+    /// assert_eq!(r.read_all()?.to_array::<2>(), Some([1, 2]));
+    /// assert!(r.read_all().unwrap_err().is_terminal());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn read_all(&mut self) -> Result<ReadSpan<'_, SharedRing<S, P, W, READERS>>, ReadError> {
+        self.reader.read_all()
+    }
+
+    /// A clone of the next item, without waiting ([`Reader::try_pop`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Empty`], [`ReadError::Closed`].
+    ///
+    /// ```
+    /// use spanring_std::core_api::ReadError;
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// w.try_push(5)?;
+    /// assert_eq!(r.try_pop(), Ok(5));
+    /// assert_eq!(r.try_pop(), Err(ReadError::Empty));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn try_pop(&mut self) -> Result<S::Item, ReadError>
+    where
+        S::Item: Clone,
+    {
+        self.reader.try_pop()
+    }
+
+    /// A clone of the next item, waiting until one is published ([`Reader::pop`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Closed`] once every writer is gone and everything is read.
+    ///
+    /// ```
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u64>(4).build()?;
+    /// let t = std::thread::spawn(move || w.push(42));
+    /// assert_eq!(r.pop(), Ok(42));
+    /// t.join().unwrap()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn pop(&mut self) -> Result<S::Item, ReadError>
+    where
+        S::Item: Clone,
+    {
+        self.reader.pop()
+    }
+
+    /// As [`pop`](Self::pop), giving up after `timeout` ([`Reader::pop_timeout`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::Closed`], [`ReadError::TimedOut`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use spanring_std::core_api::ReadError;
+    /// let (_w, mut r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// assert_eq!(r.pop_timeout(Duration::from_millis(1)), Err(ReadError::TimedOut));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn pop_timeout(&mut self, timeout: Duration) -> Result<S::Item, ReadError>
+    where
+        S::Item: Clone,
+        W: WaitTimeout,
+    {
+        self.reader.pop_timeout(timeout)
+    }
+}
+
+impl<S, P, W, const READERS: usize> OwnedReader<S, P, W, READERS>
+where
+    S: Storage,
+    P: Producer,
+    W: WakerRegistry,
+{
+    /// Up to `max` items, waiting asynchronously until at least one is published
+    /// ([`Reader::read_async`]; the owned writer has the matching
+    /// [`reserve_async`](spanring_core::Writer::reserve_async)). Cancel-safe.
+    ///
+    /// # Errors
+    ///
+    /// The future resolves to [`ReadError::Closed`] once every writer is gone and everything
+    /// is read.
+    ///
+    /// ```
+    /// use spanring_std::core_api::{AsyncWait, ReadError};
+    /// use spanring_std::owned;
+    /// async fn sum(mut r: owned::OwnedReader<spanring_std::HeapStorage<u32>, spanring_std::core_api::SingleProducer, AsyncWait>) -> u32 {
+    ///     let mut total = 0;
+    ///     loop {
+    ///         match r.read_async(8).await {
+    ///             Ok(items) => total += items.iter().sum::<u32>(),
+    ///             Err(e) if e.is_terminal() => return total,
+    ///             Err(e) => panic!("{e}"),
+    ///         }
+    ///     }
+    /// }
+    /// let (_w, r) = owned::portable::<u32>(8).wait::<AsyncWait>().build()?;
+    /// drop(sum(r)); // run it on any executor
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn read_async(&mut self, max: usize) -> ReadFuture<'_, SharedRing<S, P, W, READERS>> {
+        self.reader.read_async(max)
+    }
+
+    /// A clone of the next item, waiting asynchronously ([`Reader::pop_async`]). Cancel-safe.
+    ///
+    /// # Errors
+    ///
+    /// The future resolves to [`ReadError::Closed`] once every writer is gone and everything
+    /// is read.
+    ///
+    /// ```
+    /// use spanring_std::core_api::AsyncWait;
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u32>(8).wait::<AsyncWait>().build()?;
+    /// w.try_push(3)?;
+    /// let next = r.pop_async(); // ready at its first poll: an item is published
+    /// # drop(next);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub async fn pop_async(&mut self) -> Result<S::Item, ReadError>
+    where
+        S::Item: Clone,
+    {
+        self.reader.pop_async().await
+    }
+
+    /// Exactly `n` items, waiting asynchronously ([`Reader::read_exact_async`]).
+    ///
+    /// # Errors
+    ///
+    /// The future resolves to [`ReadError::TooLarge`] if `n` exceeds the capacity, or
+    /// [`ReadError::Closed`].
+    ///
+    /// ```
+    /// use spanring_std::core_api::AsyncWait;
+    /// let (_w, mut r) = spanring_std::owned::portable::<u32>(8).wait::<AsyncWait>().build()?;
+    /// let future = r.read_exact_async(4); // resolves once four items are published
+    /// drop(future); // cancel-safe: nothing consumed
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn read_exact_async(&mut self, n: usize) -> ReadFuture<'_, SharedRing<S, P, W, READERS>> {
+        self.reader.read_exact_async(n)
     }
 }
 

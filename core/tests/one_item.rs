@@ -1,0 +1,249 @@
+//! The one-item calls (`try_push`/`push`/`push_timeout`, `try_pop`/`pop`/`pop_timeout`) on
+//! both claim kinds: items in order across the wrap, Full and Closed give the item back,
+//! broadcast (every reader gets a clone), timeouts, and a threaded run of `push`/`pop`.
+
+use core::time::Duration;
+
+use spanring_core::sync::AtomicUsize;
+use spanring_core::{
+    multi_words, PushError, ReadError, Ring, SingleProducer, SliceStorage, WaitStrategy,
+    WaitTimeout,
+};
+
+fn bits(cap: usize) -> Vec<AtomicUsize> {
+    (0..multi_words(cap)).map(|_| AtomicUsize::new(0)).collect()
+}
+
+/// Spins (yielding) for `wait_until`; `wait_until_timeout` checks once and gives up, so a
+/// timeout test is deterministic without sleeping.
+#[derive(Default)]
+struct CheckOnce;
+
+impl WaitStrategy for CheckOnce {
+    fn wait_until(&self, ready: &mut dyn FnMut() -> bool) {
+        while !ready() {
+            std::thread::yield_now();
+        }
+    }
+    fn notify_all(&self) {}
+}
+
+impl WaitTimeout for CheckOnce {
+    fn wait_until_timeout(&self, ready: &mut dyn FnMut() -> bool, _: Duration) -> bool {
+        ready()
+    }
+}
+
+#[test]
+fn sp_push_pop_in_order_across_the_wrap() {
+    let mut memory = [0u32; 3];
+    let ring: Ring<_, SingleProducer> =
+        Ring::starting_at(SliceStorage::new(&mut memory), usize::MAX - 4).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    for i in 0..20u32 {
+        w.try_push(i).unwrap();
+        if i % 2 == 1 {
+            assert_eq!(r.try_pop(), Ok(i - 1));
+            assert_eq!(r.try_pop(), Ok(i));
+        }
+    }
+    assert_eq!(r.try_pop(), Err(ReadError::Empty));
+}
+
+#[test]
+fn mp_push_pop_in_order() {
+    let mut memory = [0u32; 4];
+    let b = bits(4);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w1 = ring.writer().unwrap();
+    let mut w2 = ring.writer().unwrap();
+    for i in 0..10u32 {
+        w1.try_push(2 * i).unwrap();
+        w2.push(2 * i + 1).unwrap();
+        assert_eq!(r.pop(), Ok(2 * i));
+        assert_eq!(r.try_pop(), Ok(2 * i + 1));
+    }
+}
+
+#[test]
+fn full_gives_the_item_back() {
+    let mut memory = [0u8; 2];
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    w.try_push(1).unwrap();
+    w.try_push(2).unwrap();
+    let e = w.try_push(3).unwrap_err();
+    assert_eq!(e, PushError::Full(3));
+    assert!(!e.is_terminal());
+    assert_eq!(e.into_inner(), 3);
+    assert_eq!(r.try_pop(), Ok(1));
+    w.try_push(3).unwrap(); // room again
+    assert_eq!(r.try_pop(), Ok(2));
+    assert_eq!(r.try_pop(), Ok(3));
+}
+
+#[test]
+fn mp_full_gives_the_item_back() {
+    let mut memory = [0u8; 1];
+    let b = bits(1);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+    let _r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    w.try_push(1).unwrap();
+    assert_eq!(w.try_push(2), Err(PushError::Full(2)));
+}
+
+#[test]
+fn closed_gives_the_item_back_and_is_terminal() {
+    let mut memory = [0u8; 4];
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    w.try_push(1).unwrap();
+    ring.close();
+    let e = w.try_push(2).unwrap_err();
+    assert_eq!(e, PushError::Closed(2));
+    assert!(e.is_terminal());
+    assert_eq!(w.push(3), Err(PushError::Closed(3)));
+    assert_eq!(r.pop(), Ok(1)); // drained first
+    let e = r.pop().unwrap_err();
+    assert_eq!(e, ReadError::Closed);
+    assert!(e.is_terminal());
+}
+
+#[test]
+fn mp_closed_gives_the_item_back() {
+    let mut memory = [0u8; 4];
+    let b = bits(4);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    ring.close();
+    assert_eq!(w.try_push(5), Err(PushError::Closed(5)));
+    assert_eq!(r.try_pop(), Err(ReadError::Closed));
+}
+
+#[test]
+fn every_reader_gets_a_clone() {
+    let mut memory: [Option<std::rc::Rc<u8>>; 2] = [None, None];
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let mut a = ring.reader().unwrap();
+    let mut b = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    let item = std::rc::Rc::new(9);
+    w.try_push(Some(item.clone())).unwrap();
+    let from_a = a.try_pop().unwrap().unwrap();
+    let from_b = b.try_pop().unwrap().unwrap();
+    assert_eq!((*from_a, *from_b), (9, 9));
+    // The slot, `item`, and the two clones.
+    assert_eq!(std::rc::Rc::strong_count(&item), 4);
+}
+
+#[test]
+fn timeouts_give_up_and_give_the_item_back() {
+    let mut memory = [0u8; 1];
+    let ring: Ring<_, SingleProducer, CheckOnce> =
+        Ring::starting_at(SliceStorage::new(&mut memory), 0).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    let t = Duration::from_millis(1);
+    assert_eq!(r.pop_timeout(t), Err(ReadError::TimedOut));
+    w.push_timeout(1, t).unwrap();
+    let e = w.push_timeout(2, t).unwrap_err();
+    assert_eq!(e, PushError::TimedOut(2));
+    assert!(!e.is_terminal());
+    assert_eq!(r.pop_timeout(t), Ok(1));
+    w.push_timeout(2, t).unwrap();
+    assert_eq!(r.pop_timeout(t), Ok(2));
+}
+
+#[test]
+fn push_and_pop_wait_across_threads() {
+    const ITEMS: u32 = if cfg!(miri) { 50 } else { 5_000 };
+    let mut memory = [0u32; 4];
+    let ring: Ring<_, SingleProducer, CheckOnce> =
+        Ring::starting_at(SliceStorage::new(&mut memory), 0).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            for i in 0..ITEMS {
+                w.push(i).unwrap();
+            }
+        }); // dropping the writer closes the ring
+        let mut expected = 0;
+        loop {
+            match r.pop() {
+                Ok(v) => {
+                    assert_eq!(v, expected);
+                    expected += 1;
+                }
+                Err(e) if e.is_terminal() => break,
+                Err(e) => panic!("{e}"),
+            }
+        }
+        assert_eq!(expected, ITEMS);
+    });
+}
+
+#[test]
+fn snapshots_take_shared_references() {
+    let mut memory = [0u8; 4];
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    assert_eq!((r.available(), w.free()), (0, 4));
+    w.try_push(1).unwrap();
+    w.try_push(2).unwrap();
+    let (rr, ww) = (&r, &w);
+    assert_eq!((rr.available(), ww.free()), (2, 2));
+    assert_eq!(r.try_pop(), Ok(1));
+    assert_eq!((r.available(), w.free()), (1, 3));
+}
+
+#[test]
+fn mp_snapshots_take_shared_references() {
+    let mut memory = [0u8; 4];
+    let b = bits(4);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    w.try_push(1).unwrap();
+    let (rr, ww) = (&r, &w);
+    assert_eq!((rr.available(), ww.free()), (1, 3));
+    assert_eq!(r.try_pop(), Ok(1));
+    assert_eq!((r.available(), w.free()), (0, 4));
+}
+
+#[test]
+fn is_terminal_only_for_closed() {
+    use spanring_core::ReserveError;
+    assert!(ReadError::Closed.is_terminal());
+    for e in [
+        ReadError::Empty,
+        ReadError::TimedOut,
+        ReadError::TooLarge {
+            requested: 2,
+            capacity: 1,
+        },
+    ] {
+        assert!(!e.is_terminal(), "{e:?}");
+    }
+    assert!(ReserveError::Closed.is_terminal());
+    for e in [
+        ReserveError::Full { free: 0 },
+        ReserveError::TimedOut,
+        ReserveError::TooLarge {
+            requested: 2,
+            capacity: 1,
+        },
+    ] {
+        assert!(!e.is_terminal(), "{e:?}");
+    }
+    assert!(PushError::Closed(()).is_terminal());
+    assert!(!PushError::Full(()).is_terminal());
+    assert!(!PushError::TimedOut(()).is_terminal());
+}

@@ -1,0 +1,114 @@
+//! Reading and writing conveniences: `try_read_all`/`read_all`, `for x in &span` over both
+//! halves of a span that crosses the end, `clone_to_slice`/`clone_from_slice` for `Clone`
+//! items, `to_array` without `Default`.
+
+use spanring_core::sync::AtomicUsize;
+use spanring_core::{multi_words, ReadError, Ring, SingleProducer, SliceStorage};
+
+/// A `Clone` item with no `Default` and no `Copy`.
+#[derive(Clone, Debug, PartialEq)]
+struct Name(String);
+
+fn name(s: &str) -> Name {
+    Name(s.to_string())
+}
+
+#[test]
+fn read_all_returns_everything_published() {
+    let mut memory = [0u32; 4];
+    let ring: Ring<_, SingleProducer> =
+        Ring::starting_at(SliceStorage::new(&mut memory), 2).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    assert_eq!(r.try_read_all().unwrap_err(), ReadError::Empty);
+    w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
+    w.try_push(4).unwrap();
+    assert_eq!(
+        r.try_read_all().unwrap().to_array::<4>(),
+        Some([1, 2, 3, 4])
+    );
+    w.try_push(5).unwrap();
+    drop(w);
+    assert_eq!(r.read_all().unwrap().to_array::<1>(), Some([5]));
+    assert_eq!(r.read_all().unwrap_err(), ReadError::Closed);
+    assert_eq!(r.try_read_all().unwrap_err(), ReadError::Closed);
+}
+
+#[test]
+fn mp_read_all_returns_every_record() {
+    let mut memory = [0u32; 8];
+    let b: Vec<AtomicUsize> = (0..multi_words(8)).map(|_| AtomicUsize::new(0)).collect();
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w1 = ring.writer().unwrap();
+    let mut w2 = ring.writer().unwrap();
+    w1.try_reserve(2).unwrap().copy_from_slice(&[1, 2]);
+    w2.try_reserve(3).unwrap().copy_from_slice(&[3, 4, 5]);
+    w1.try_push(6).unwrap();
+    let span = r.try_read_all().unwrap();
+    assert_eq!(span.to_array::<6>(), Some([1, 2, 3, 4, 5, 6]));
+}
+
+#[test]
+fn for_loops_cover_both_halves() {
+    let mut memory = [0u32; 4];
+    let ring: Ring<_, SingleProducer> =
+        Ring::starting_at(SliceStorage::new(&mut memory), 3).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    let mut span = w.try_reserve(3).unwrap();
+    assert_eq!(
+        span.as_mut_slices().1.len(),
+        2,
+        "the span must cross the end"
+    );
+    for (i, slot) in (&mut span).into_iter().enumerate() {
+        *slot = 10 + i as u32;
+    }
+    let mut seen = Vec::new();
+    for slot in &span {
+        seen.push(*slot);
+    }
+    assert_eq!(seen, [10, 11, 12]);
+    drop(span);
+    let span = r.try_read(3).unwrap();
+    assert_eq!(span.as_slices().1.len(), 2);
+    let mut seen = Vec::new();
+    for item in &span {
+        seen.push(*item);
+    }
+    assert_eq!(seen, [10, 11, 12]);
+}
+
+#[test]
+fn clone_from_and_to_slices_across_the_end() {
+    let mut memory = [name(""), name(""), name("")];
+    let ring: Ring<_, SingleProducer> =
+        Ring::starting_at(SliceStorage::new(&mut memory), 2).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    w.try_reserve(3)
+        .unwrap()
+        .clone_from_slice(&[name("a"), name("b"), name("c")]);
+    let span = r.try_read(3).unwrap();
+    let mut short = [name("-"), name("-")];
+    assert_eq!(span.clone_to_slice(&mut short), 2);
+    assert_eq!(short, [name("a"), name("b")]);
+    let mut long = [name("-"), name("-"), name("-"), name("-")];
+    assert_eq!(span.clone_to_slice(&mut long), 3);
+    assert_eq!(long, [name("a"), name("b"), name("c"), name("-")]);
+    assert_eq!(span.to_array::<2>(), None);
+    assert_eq!(
+        span.to_array::<3>(),
+        Some([name("a"), name("b"), name("c")])
+    );
+}
+
+#[test]
+#[should_panic(expected = "source length must equal the span length")]
+fn clone_from_slice_checks_the_length() {
+    let mut memory = [name(""), name("")];
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let mut w = ring.writer().unwrap();
+    w.try_reserve(2).unwrap().clone_from_slice(&[name("a")]);
+}
