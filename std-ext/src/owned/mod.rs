@@ -48,18 +48,27 @@
 //!
 //! - When **every writer handle** is dropped the ring closes: readers drain what is left and
 //!   then get [`ReadError::Closed`](spanring_core::ReadError::Closed).
-//! - When **every reader handle** ([`OwnedReader`]) is dropped the ring closes too: writers get
+//! - When **every reader-side handle** ([`OwnedReader`] or [`Subscriber`]) is dropped the
+//!   ring closes too: writers get
 //!   [`ReserveError::Closed`](spanring_core::ReserveError::Closed) instead of writing into a
 //!   buffer nobody will read, and a writer blocked in `reserve` wakes up with it. Because
 //!   `build` hands out the first reader and new readers are only made from a live one, the
 //!   count never starts at, or comes back from, zero: there is no "no reader yet" window.
 //!   Closing is final.
 //!
+//! - A [`Subscriber`] ([`OwnedReader::subscriber`]) keeps the buffer open and makes readers on
+//!   demand without being one: a server whose clients come and go keeps a subscriber, and the
+//!   writer only ever waits for the readers attached at the time.
+//! - A writer handle attached after the last writer was dropped finds the ring closed
+//!   (closing is final); keep a writer (or, multi-producer, a clone) for as long as more
+//!   writers may come.
+//!
 //! Readers borrowed from the ring itself (`writer.ring().reader()`) are not reader handles in
 //! this sense: they neither keep the buffer open nor close it.
 
 mod builder;
 mod reader;
+mod subscriber;
 
 use std::sync::Arc;
 
@@ -74,6 +83,7 @@ use crate::HeapStorage;
 pub use builder::mapped;
 pub use builder::{portable, Buffer, BuildError, OwnedProducer, OwnedStorage};
 pub use reader::OwnedReader;
+pub use subscriber::Subscriber;
 
 /// The multi-producer kind of owned buffers: out-of-order publication is tracked in a heap
 /// bitset of [`multi_words`](spanring_core::multi_words)`(capacity)` words.

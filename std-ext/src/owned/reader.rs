@@ -9,7 +9,7 @@ use spanring_core::{
     WaitStrategy, WaitTimeout, WakerRegistry,
 };
 
-use super::SharedRing;
+use super::{SharedRing, Subscriber};
 use crate::sync::{AtomicUsize, Ordering};
 use crate::BlockingWait;
 
@@ -67,14 +67,46 @@ where
     ///
     /// [`AttachError::TooManyReaders`] when `READERS` readers are attached.
     pub fn subscribe(&self) -> Result<Self, AttachError> {
-        let reader = Reader::attach(Arc::clone(&self.ring))?;
-        // Relaxed: `self` is a live handle, so the count is ≥ 1 and cannot reach zero (and
-        // close the ring) concurrently; like `Arc::clone`, no ordering is needed to add one.
+        Self::attach_counted(&self.ring, &self.handles)
+    }
+
+    /// A [`Subscriber`] of this buffer: it makes readers on demand and keeps the buffer open
+    /// without holding the writer back (it has no reader slot). For a server whose clients
+    /// come and go: keep the subscriber, drop the readers.
+    ///
+    /// ```
+    /// use spanring_std::owned;
+    /// let (mut w, r) = owned::portable::<u8>(2).build()?;
+    /// let clients = r.subscriber();
+    /// drop(r); // no reader: the writer is never held back
+    /// for i in 0..10 {
+    ///     w.try_reserve(1)?.fill(i);
+    /// }
+    /// let mut late = clients.subscribe()?;
+    /// w.try_reserve(1)?.fill(10);
+    /// assert_eq!(late.try_pop()?, 10);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn subscriber(&self) -> Subscriber<S, P, W, READERS> {
+        // Relaxed: as in `attach_counted`.
         self.handles.fetch_add(1, Ordering::Relaxed);
+        Subscriber::counted(Arc::clone(&self.ring), Arc::clone(&self.handles))
+    }
+
+    /// A new reader handle of the ring, counted in `handles`, which a live handle (reader or
+    /// subscriber) of the caller keeps ≥ 1.
+    pub(super) fn attach_counted(
+        ring: &SharedRing<S, P, W, READERS>,
+        handles: &Arc<AtomicUsize>,
+    ) -> Result<Self, AttachError> {
+        let reader = Reader::attach(Arc::clone(ring))?;
+        // Relaxed: the caller's live handle keeps the count ≥ 1, so it cannot reach zero (and
+        // close the ring) concurrently; like `Arc::clone`, no ordering is needed to add one.
+        handles.fetch_add(1, Ordering::Relaxed);
         Ok(Self {
             reader,
-            ring: Arc::clone(&self.ring),
-            handles: Arc::clone(&self.handles),
+            ring: Arc::clone(ring),
+            handles: Arc::clone(handles),
         })
     }
 
@@ -360,14 +392,23 @@ where
     W: WaitStrategy,
 {
     fn drop(&mut self) {
-        // AcqRel: exactly one handle sees 1 (the RMW total order guarantees that); Acquire and
-        // Release make every other handle's reads happen before the close, as for `Arc`.
-        if self.handles.fetch_sub(1, Ordering::AcqRel) == 1 {
-            // The last reader handle: close before the field `reader` detaches (right after
-            // this), so a writer that the detach would free sees `closed` first; `close`
-            // wakes writers blocked in `reserve`, which then return `ReserveError::Closed`.
-            self.ring.close();
-        }
+        // Before the field `reader` detaches (right after this): a writer that the detach would
+        // free sees `closed` first.
+        release_handle(&self.handles, &self.ring);
+    }
+}
+
+/// Drops one reader-side handle (reader or [`Subscriber`]) of `ring`; the last one closes it.
+pub(super) fn release_handle<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize>(
+    handles: &AtomicUsize,
+    ring: &Ring<S, P, W, READERS>,
+) {
+    // AcqRel: exactly one handle sees 1 (the RMW total order guarantees that); Acquire and
+    // Release make every other handle's reads happen before the close, as for `Arc`.
+    if handles.fetch_sub(1, Ordering::AcqRel) == 1 {
+        // The last reader-side handle: `close` wakes writers blocked in `reserve`, which then
+        // return `ReserveError::Closed`.
+        ring.close();
     }
 }
 
