@@ -28,13 +28,13 @@ fn mp<const C: usize>() -> Arc<Mp<C>> {
 
 /// `try_read` until `Closed` (a helper trait so the model functions stay generic-free).
 trait ReadAll {
-    fn read_all(&mut self) -> Vec<usize>;
+    fn drain_all(&mut self) -> Vec<usize>;
 }
 
-macro_rules! impl_read_all {
+macro_rules! impl_drain_all {
     ($ring:ty) => {
         impl ReadAll for Reader<Arc<$ring>> {
-            fn read_all(&mut self) -> Vec<usize> {
+            fn drain_all(&mut self) -> Vec<usize> {
                 let mut got = Vec::new();
                 loop {
                     match self.try_read(4) {
@@ -48,8 +48,8 @@ macro_rules! impl_read_all {
         }
     };
 }
-impl_read_all!(Sp<2>);
-impl_read_all!(Mp<4>);
+impl_drain_all!(Sp<2>);
+impl_drain_all!(Mp<4>);
 
 /// Multi-producer: two writers reserve one slot each (one publishes only part of a two-slot
 /// span, so give-back and skip both race the close) while a third thread closes. A spare
@@ -83,7 +83,7 @@ fn mp_close_races_claims_and_partial_publish() {
             let ring = ring.clone();
             thread::spawn(move || ring.close())
         };
-        let got = reader.read_all();
+        let got = reader.drain_all();
         let mut sent: Vec<usize> = producers
             .into_iter()
             .filter_map(|h| h.join().unwrap())
@@ -123,7 +123,7 @@ fn sp_close_races_the_writers_span() {
         };
         let consumer = thread::spawn(move || {
             let mut reader = reader;
-            reader.read_all()
+            reader.drain_all()
         });
         let (mut w, sent) = producer.join().unwrap();
         closer.join().unwrap();

@@ -6,11 +6,10 @@
 
 #![allow(dead_code)]
 
-use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use spanring::{Producer, ReadError, Reader, Ring, Storage, WaitStrategy, Writer};
+use spanring::{ReadError, ReadHandle, WriteHandle};
 
 /// A value no producer writes: seeing it means an unpublished slot was exposed.
 pub const UNWRITTEN: u64 = u64::MAX;
@@ -48,18 +47,13 @@ pub fn items_per_producer(default: u64, producers: usize) -> u64 {
 /// With `partial`, each span reserves `chunk` slots and publishes only a varying prefix
 /// (`1..=chunk` of them); the unpublished tail holds `UNWRITTEN`, which readers must never
 /// see. On a multi-producer ring the tails become holes or are given back.
-pub fn produce<R, S, P, W, const N: usize>(
-    mut writer: Writer<R>,
+pub fn produce(
+    mut writer: impl WriteHandle<Item = u64>,
     id: usize,
     items: u64,
     chunk: usize,
     partial: bool,
-) where
-    R: Deref<Target = Ring<S, P, W, N>>,
-    S: Storage<Item = u64>,
-    P: Producer,
-    W: WaitStrategy,
-{
+) {
     let mut counter = 0u64;
     let mut step = id as u64;
     while counter < items {
@@ -72,53 +66,54 @@ pub fn produce<R, S, P, W, const N: usize>(
         } else {
             (chunk.min(left), chunk.min(left))
         };
-        let mut span = writer.reserve(reserve).expect("reserve");
-        for (i, slot) in span.iter_mut().enumerate() {
-            *slot = if i < keep {
-                tag(id, counter + i as u64)
-            } else {
-                UNWRITTEN
-            };
-        }
+        let published = writer
+            .write_with(reserve, |a, b| {
+                for (i, slot) in a.iter_mut().chain(b).enumerate() {
+                    *slot = if i < keep {
+                        tag(id, counter + i as u64)
+                    } else {
+                        UNWRITTEN
+                    };
+                }
+                keep
+            })
+            .expect("reserve");
+        assert_eq!(published, keep);
         counter += keep as u64;
-        span.publish(keep);
     }
 }
 
 /// Reads until the ring closes; checks every producer's sequence. Returns items seen.
-pub fn consume<R, S, P, W, const N: usize>(
-    mut reader: Reader<R>,
+pub fn consume(
+    mut reader: impl ReadHandle<Item = u64>,
     producers: usize,
     items: u64,
     chunk: usize,
     progress: &AtomicU64,
-) -> u64
-where
-    R: Deref<Target = Ring<S, P, W, N>>,
-    S: Storage<Item = u64>,
-    P: Producer,
-    W: WaitStrategy,
-{
+) -> u64 {
     let mut next = vec![0u64; producers];
     let mut seen = 0u64;
     loop {
-        let span = match reader.read(chunk) {
-            Ok(span) => span,
+        let shown = reader.read_with(chunk, |a, b| {
+            assert!(a.len() + b.len() <= chunk, "read returned more than asked");
+            for &item in a.iter().chain(b) {
+                assert_ne!(item, UNWRITTEN, "an unpublished slot was exposed");
+                let producer = (item >> 40) as usize;
+                let counter = item & ((1 << 40) - 1);
+                assert!(producer < producers, "garbage item {item:#x}");
+                assert_eq!(
+                    counter, next[producer],
+                    "producer {producer}: lost, repeated or reordered item"
+                );
+                next[producer] += 1;
+                seen += 1;
+            }
+            a.len() + b.len()
+        });
+        match shown {
+            Ok(_) => {}
             Err(ReadError::Closed) => break,
             Err(e) => panic!("read: {e}"),
-        };
-        assert!(span.len() <= chunk, "read returned more than asked");
-        for &item in span.iter() {
-            assert_ne!(item, UNWRITTEN, "an unpublished slot was exposed");
-            let producer = (item >> 40) as usize;
-            let counter = item & ((1 << 40) - 1);
-            assert!(producer < producers, "garbage item {item:#x}");
-            assert_eq!(
-                counter, next[producer],
-                "producer {producer}: lost, repeated or reordered item"
-            );
-            next[producer] += 1;
-            seen += 1;
         }
         progress.fetch_add(1, Ordering::Relaxed);
     }
@@ -131,23 +126,16 @@ where
 /// Runs P producers and C consumers over `ring`; every reader attaches before any item is
 /// written. `writers` are the P writer handles. With `partial`, producers publish varying
 /// prefixes of their spans.
-pub fn run_with<R, S, P, W, const N: usize>(
-    ring: &Ring<S, P, W, N>,
-    writers: Vec<Writer<R>>,
-    readers: Vec<Reader<R>>,
+pub fn run_with<G: ?Sized>(
+    _ring: &G,
+    writers: Vec<impl WriteHandle<Item = u64> + Send>,
+    readers: Vec<impl ReadHandle<Item = u64> + Send>,
     items: u64,
     chunk: usize,
     partial: bool,
-) where
-    R: Deref<Target = Ring<S, P, W, N>> + Send,
-    S: Storage<Item = u64>,
-    P: Producer,
-    W: WaitStrategy,
-    Ring<S, P, W, N>: Sync,
-{
+) {
     let producers = writers.len();
     let consumers = readers.len();
-    let _ = ring;
     let progress = AtomicU64::new(0);
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {

@@ -5,8 +5,8 @@ use core::time::Duration;
 use std::sync::Arc;
 
 use spanring_core::{
-    AttachError, Producer, ReadError, ReadFuture, ReadSpan, Reader, Ring, SingleProducer, Storage,
-    WaitStrategy, WaitTimeout, WakerRegistry,
+    AttachError, Producer, ReadError, ReadFuture, ReadHandle, ReadSpan, Reader, Ring,
+    SingleProducer, Storage, WaitStrategy, WaitTimeout, WakerRegistry,
 };
 
 use super::{SharedRing, Subscriber};
@@ -382,6 +382,69 @@ where
     #[inline]
     pub fn read_exact_async(&mut self, n: usize) -> ReadFuture<'_, SharedRing<S, P, W, READERS>> {
         self.reader.read_exact_async(n)
+    }
+}
+
+/// The owned reader through the one reading trait (forwards to the core reader).
+///
+/// ```
+/// use spanring_std::core_api::{ReadHandle, WriteHandle};
+/// use spanring_std::owned;
+/// fn drain(r: &mut impl ReadHandle<Item = u8>) -> usize {
+///     let mut n = 0;
+///     while let Ok(k) = r.try_read_with(usize::MAX, |a, b| a.len() + b.len()) {
+///         n += k;
+///     }
+///     n
+/// }
+/// let (mut w, mut r) = owned::portable::<u8>(8).build()?;
+/// w.try_write_with(5, |a, b| a.len() + b.len())?;
+/// assert_eq!(drain(&mut r), 5);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl<S, P, W, const READERS: usize> ReadHandle for OwnedReader<S, P, W, READERS>
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+{
+    type Item = S::Item;
+
+    #[inline]
+    fn available(&self) -> usize {
+        self.reader.available()
+    }
+
+    #[inline]
+    fn try_pop(&mut self) -> Result<S::Item, ReadError>
+    where
+        S::Item: Clone,
+    {
+        self.reader.try_pop()
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Result<S::Item, ReadError>
+    where
+        S::Item: Clone,
+    {
+        self.reader.pop()
+    }
+
+    #[inline]
+    fn try_read_with<F>(&mut self, max: usize, f: F) -> Result<usize, ReadError>
+    where
+        F: FnOnce(&[S::Item], &[S::Item]) -> usize,
+    {
+        self.reader.try_read_with(max, f)
+    }
+
+    #[inline]
+    fn read_with<F>(&mut self, max: usize, f: F) -> Result<usize, ReadError>
+    where
+        F: FnOnce(&[S::Item], &[S::Item]) -> usize,
+    {
+        self.reader.read_with(max, f)
     }
 }
 
