@@ -11,7 +11,8 @@
 use core::ops::Deref;
 
 use crate::{
-    Producer, PushError, ReadError, Reader, ReserveError, Ring, Storage, WaitStrategy, Writer,
+    Producer, PushError, ReadError, ReadSpan, Reader, ReserveError, Ring, Storage, WaitStrategy,
+    WriteSpan, Writer,
 };
 
 /// The reading side of any handle. `pop`/`read_with` wait through the ring's wait strategy;
@@ -187,11 +188,7 @@ where
     where
         F: FnOnce(&[S::Item], &[S::Item]) -> usize,
     {
-        let span = self.try_read(max)?;
-        let (a, b) = span.as_slices();
-        let used = f(a, b).min(span.len());
-        span.consume(used);
-        Ok(used)
+        Ok(show(self.try_read(max)?, f))
     }
 
     #[inline]
@@ -199,11 +196,7 @@ where
     where
         F: FnOnce(&[S::Item], &[S::Item]) -> usize,
     {
-        let span = self.read(max)?;
-        let (a, b) = span.as_slices();
-        let used = f(a, b).min(span.len());
-        span.consume(used);
-        Ok(used)
+        Ok(show(self.read(max)?, f))
     }
 }
 
@@ -236,11 +229,7 @@ where
     where
         F: FnOnce(&mut [S::Item], &mut [S::Item]) -> usize,
     {
-        let mut span = self.try_reserve(n)?;
-        let (a, b) = span.as_mut_slices();
-        let used = f(a, b).min(n);
-        span.publish(used);
-        Ok(used)
+        Ok(fill(self.try_reserve(n)?, f))
     }
 
     #[inline]
@@ -248,10 +237,39 @@ where
     where
         F: FnOnce(&mut [S::Item], &mut [S::Item]) -> usize,
     {
-        let mut span = self.reserve(n)?;
-        let (a, b) = span.as_mut_slices();
-        let used = f(a, b).min(n);
-        span.publish(used);
-        Ok(used)
+        Ok(fill(self.reserve(n)?, f))
     }
+}
+
+/// Shows `span` to `f` and consumes what `f` used (at most the span).
+#[inline(always)]
+fn show<S, P, W, const N: usize, R, F>(span: ReadSpan<'_, R>, f: F) -> usize
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+    F: FnOnce(&[S::Item], &[S::Item]) -> usize,
+{
+    let (a, b) = span.as_slices();
+    let used = f(a, b).min(span.len());
+    span.consume(used);
+    used
+}
+
+/// Lets `f` fill `span` and publishes what `f` says it wrote (at most the span).
+#[inline(always)]
+fn fill<S, P, W, const N: usize, R, F>(mut span: WriteSpan<'_, R>, f: F) -> usize
+where
+    S: Storage,
+    P: Producer,
+    W: WaitStrategy,
+    R: Deref<Target = Ring<S, P, W, N>>,
+    F: FnOnce(&mut [S::Item], &mut [S::Item]) -> usize,
+{
+    let n = span.len();
+    let (a, b) = span.as_mut_slices();
+    let used = f(a, b).min(n);
+    span.publish(used);
+    used
 }
