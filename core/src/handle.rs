@@ -96,10 +96,11 @@ pub trait ReadHandle {
 /// // A helper over any writer of u32.
 /// fn send_counter(w: &mut impl WriteHandle<Item = u32>, n: u32) -> usize {
 ///     w.try_write_with(n as usize, |a, b| {
+///         let reserved = a.len() + b.len();
 ///         for (i, slot) in a.iter_mut().chain(b).enumerate() {
 ///             *slot = i as u32;
 ///         }
-///         a.len() + b.len() // publish all of them
+///         reserved // publish all of them
 ///     })
 ///     .unwrap()
 /// }
