@@ -93,6 +93,11 @@ where
             m.walk_hint(&ring.layout, &ring.published);
         }
         let slot = ring.readers.attach(ring.published.as_atomic())?;
+        // A writer whose rescan of the readers overlapped this attach (and every retry of it)
+        // kept its old minimum and may be waiting for space it actually has; nothing else
+        // would wake it if every reader is now waiting for data. Found as a hang by
+        // std-ext/tests/subscriber.rs (clients attaching in a loop, writer in `push`).
+        ring.space.notify_all();
         let cursor = ring.readers.cursor(slot);
         Ok(Self {
             ring,
