@@ -93,8 +93,27 @@
 //! every reader polls (about 2.7×). Instruction counts (`valgrind --tool=callgrind`,
 //! `core/examples/mp_ops.rs`, single thread, 1 writer + 1 reader, capacity 4096, difference of
 //! two runs per item): chunk 1 **382 → 188 instructions/item**; chunk 1024 **1.63 → 0.21**;
-//! the single-producer ring is 63 for reference. Wall-clock numbers on the shared 2-core
-//! machine were too noisy to quote; the lead's quiet run decides.
+//! the single-producer ring is 63 for reference.
+//!
+//! **Measured with the records (2026-12-04, quiet 2-core Xeon VM, `verify` rows: every item
+//! written and checked).** MP 1P→1C chunk 1 runs at 12–30 M/s against 190–220 M/s for the
+//! single-producer ring and 55–68 M/s for crossbeam's `ArrayQueue` in the same runs. Two
+//! experiments (not kept) located the rest:
+//! - `perf record` (software clock): 70% of the writer's time in `claim_in` sits on the
+//!   instruction after the claim's `lock cmpxchg`. The CAS is uncontended with one writer, but a
+//!   locked instruction drains the store buffer, and the previous item's record store is still
+//!   in it, waiting for the record line that a caught-up reader keeps pulling back to read.
+//! - Replacing the CAS by a plain store (correct only for one writer): 1P→1C went from 16–30 M/s
+//!   to 40–48 M/s, still 4–5× below the single-producer ring. The profile then moves to the
+//!   reader: half of its time on the record load of its walk (one record per item at chunk 1,
+//!   on the line the writer is writing), where the single-producer reader loads one cursor
+//!   for everything published.
+//!
+//! So reaching queue speed needs both a claim that is not a locked RMW while there is one
+//! writer (a single-writer mode entered and left in the owner's program order, with its own
+//! loom model) and fewer record loads per item on the reader's side (e.g. records that cover
+//! runs of spans). Walking at least 256 records per poll (instead of the request) was kept:
+//! item reads then load each record line once per walk.
 
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::{Layout, Sequence};
