@@ -442,6 +442,17 @@ impl<B: AsRef<[AtomicUsize]>> MultiClaim for MultiProducer<B> {
     }
 }
 
+/// A single-producer writer's private cursor state.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct SpLocal {
+    /// The claim cursor (== the published cursor between spans).
+    pub(crate) claim: usize,
+    /// Slots after `claim` that no reader can still need: `capacity` minus the distance from
+    /// a known lower bound of every reader cursor. Only ever an under-estimate.
+    pub(crate) free: usize,
+}
+
 /// Single-owner reference count of writer handles (multi-producer rings count clones so the
 /// ring closes when the last one is dropped).
 pub(crate) fn last_writer_gone(writers: &AtomicUsize) -> bool {

@@ -5,6 +5,7 @@ use core::time::Duration;
 
 use crate::claim::{MultiClaim, Producer};
 use crate::error::{AttachError, ReadError};
+use crate::readers::ReadPos;
 use crate::ring::RingCore;
 use crate::sync::Ordering;
 use crate::{ReadSpan, Ring, Storage, WaitStrategy, WaitTimeout};
@@ -54,18 +55,6 @@ where
 {
     pub(crate) ring: R,
     pub(crate) pos: ReadPos,
-}
-
-/// A reader's own position (kept apart from the ring handle so waiting closures can borrow it
-/// mutably while the ring is borrowed shared).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ReadPos {
-    pub(crate) slot: usize,
-    /// Next cursor to read.
-    pub(crate) cursor: usize,
-    /// Published items after `cursor` this reader already knows of (a cache of the published
-    /// cursor, kept as a count so the fast path is one compare; stale only means "fewer").
-    pub(crate) ready: usize,
 }
 
 /// What a poll found: items to show, and whether a hole (not the published cursor) cut it.
@@ -580,25 +569,11 @@ fn walk_records<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
                     return true; // show the data first; the hole is passed on a later poll
                 }
                 front = layout.advance(front, len);
-                advance(ring, pos, front, 0);
+                ring.consume_to(pos, front, 0);
             }
         }
     }
     false
-}
-
-/// Consumes `count` items (up to `cursor`): publishes the reader's progress to writers.
-#[inline]
-pub(crate) fn advance<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
-    pos: &mut ReadPos,
-    cursor: usize,
-    count: usize,
-) {
-    pos.cursor = cursor;
-    pos.ready = pos.ready.saturating_sub(count);
-    ring.readers.store_cursor(pos.slot, cursor);
-    ring.space.notify_all();
 }
 
 impl<R> Drop for Reader<R>
@@ -609,5 +584,18 @@ where
     #[inline]
     fn drop(&mut self) {
         self.ring.reader_dropped(self.pos.slot);
+    }
+}
+
+/// Handing out readers is the reader's business: the ring (ring.rs) knows nothing of handles.
+impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, W, READERS> {
+    /// A reader handle borrowing the ring, attached at the current published cursor: it will
+    /// see every item published from now on.
+    ///
+    /// # Errors
+    ///
+    /// [`AttachError::TooManyReaders`] when `READERS` readers are attached.
+    pub fn reader(&self) -> Result<Reader<&Self>, AttachError> {
+        Reader::attach(self)
     }
 }

@@ -41,6 +41,18 @@ struct ReaderSlot {
     cursor: AtomicUsize,
 }
 
+/// A reader's own position (kept apart from the ring handle so waiting closures can borrow it
+/// mutably while the ring is borrowed shared).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ReadPos {
+    pub(crate) slot: usize,
+    /// Next cursor to read.
+    pub(crate) cursor: usize,
+    /// Published items after `cursor` this reader already knows of (a cache of the published
+    /// cursor, kept as a count so the fast path is one compare; stale only means "fewer").
+    pub(crate) ready: usize,
+}
+
 /// Reader cursors (at most `N`) and the writers' cached minimum over them.
 ///
 /// ```

@@ -1,11 +1,10 @@
 //! [`Ring`]: the broadcast ring buffer over caller-provided memory.
 
 use crate::claim::{MultiClaim, MultiProducer, Producer, SingleProducer};
-use crate::error::{AttachError, CapacityError};
+use crate::error::CapacityError;
+use crate::readers::ReadPos;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
-use crate::{
-    BusySpin, CachePadded, Layout, Reader, ReaderRegistry, Sequence, Storage, WaitStrategy, Writer,
-};
+use crate::{BusySpin, CachePadded, Layout, ReaderRegistry, Sequence, Storage, WaitStrategy};
 
 /// A broadcast ring buffer: writers reserve spans of slots, fill them and publish them; every
 /// attached reader sees every item published after it attached, in order, and consumes at its
@@ -244,25 +243,6 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
         }
     }
 
-    /// A writer handle borrowing the ring.
-    ///
-    /// # Errors
-    ///
-    /// [`AttachError::WriterTaken`] on a single-producer ring whose writer was already taken.
-    pub fn writer(&self) -> Result<Writer<&Self>, AttachError> {
-        Writer::attach(self)
-    }
-
-    /// A reader handle borrowing the ring, attached at the current published cursor: it will
-    /// see every item published from now on.
-    ///
-    /// # Errors
-    ///
-    /// [`AttachError::TooManyReaders`] when `READERS` readers are attached.
-    pub fn reader(&self) -> Result<Reader<&Self>, AttachError> {
-        Reader::attach(self)
-    }
-
     /// Closes the ring: new reservations fail with
     /// [`ReserveError::Closed`](crate::ReserveError); readers drain everything published and
     /// then get [`ReadError::Closed`](crate::ReadError). Dropping the last writer handle closes
@@ -404,6 +384,16 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
         }
     }
 
+    /// Consumes `count` items (up to `cursor`) for the reader at `pos`: publishes its progress
+    /// to writers.
+    #[inline]
+    pub(crate) fn consume_to(&self, pos: &mut ReadPos, cursor: usize, count: usize) {
+        pos.cursor = cursor;
+        pos.ready = pos.ready.saturating_sub(count);
+        self.readers.store_cursor(pos.slot, cursor);
+        self.space.notify_all();
+    }
+
     /// Rescans the readers; returns the new minimum if the scan was clean.
     #[inline]
     pub(crate) fn refresh_min(&self) -> Option<usize> {
@@ -446,11 +436,11 @@ pub trait RingCore {
         start: usize,
         reserved: usize,
         count: usize,
-        local: &mut crate::writer::SpLocal,
+        local: &mut crate::claim::SpLocal,
     );
     /// Consumes `count` items at the reader position `pos`.
     #[allow(private_interfaces)]
-    fn consume_span(&self, pos: &mut crate::reader::ReadPos, count: usize);
+    fn consume_span(&self, pos: &mut crate::readers::ReadPos, count: usize);
 }
 
 impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring<S, P, W, N> {
@@ -473,9 +463,9 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
 
     #[allow(private_interfaces)]
     #[inline]
-    fn consume_span(&self, pos: &mut crate::reader::ReadPos, count: usize) {
+    fn consume_span(&self, pos: &mut crate::readers::ReadPos, count: usize) {
         let end = self.layout.advance(pos.cursor, count);
-        crate::reader::advance(self, pos, end, count);
+        self.consume_to(pos, end, count);
     }
 
     #[inline]
@@ -484,7 +474,7 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
         start: usize,
         reserved: usize,
         count: usize,
-        local: &mut crate::writer::SpLocal,
+        local: &mut crate::claim::SpLocal,
     ) {
         let count = count.min(reserved);
         match self.producer.multi() {

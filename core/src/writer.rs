@@ -3,7 +3,7 @@
 use core::ops::Deref;
 use core::time::Duration;
 
-use crate::claim::{MultiClaim, Producer};
+use crate::claim::{MultiClaim, Producer, SpLocal};
 use crate::error::{AttachError, FillError, PushError, ReserveError};
 use crate::ring::RingCore;
 use crate::sync::Ordering;
@@ -41,17 +41,6 @@ where
     /// known to be free (the cached minimum of the readers, kept as a count so the fast path
     /// is one compare).
     pub(crate) local: SpLocal,
-}
-
-/// A single-producer writer's private cursor state.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct SpLocal {
-    /// The claim cursor (== the published cursor between spans).
-    pub(crate) claim: usize,
-    /// Slots after `claim` that no reader can still need: `capacity` minus the distance from
-    /// a known lower bound of every reader cursor. Only ever an under-estimate.
-    pub(crate) free: usize,
 }
 
 impl<S, P, W, const N: usize, R> Writer<R>
@@ -532,5 +521,17 @@ where
     #[inline]
     fn drop(&mut self) {
         self.ring.writer_dropped();
+    }
+}
+
+/// Handing out writers is the writer's business: the ring (ring.rs) knows nothing of handles.
+impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, W, READERS> {
+    /// A writer handle borrowing the ring.
+    ///
+    /// # Errors
+    ///
+    /// [`AttachError::WriterTaken`] on a single-producer ring whose writer was already taken.
+    pub fn writer(&self) -> Result<Writer<&Self>, AttachError> {
+        Writer::attach(self)
     }
 }
