@@ -18,7 +18,7 @@ use crate::{BusySpin, CachePadded, Layout, ReaderRegistry, Sequence, Storage, Wa
 /// - `READERS`: how many readers can be attached at once (default 4).
 ///
 /// Handles borrow the ring (`ring.writer()`, `ring.reader()`), or own it through any smart
-/// pointer: [`Writer::attach`] and [`Reader::attach`] take anything that dereferences to the
+/// pointer: [`Writer::attach`](crate::Writer::attach) and [`Reader::attach`](crate::Reader::attach) take anything that dereferences to the
 /// ring, e.g. an `Arc`.
 ///
 /// ```
