@@ -208,8 +208,8 @@ impl<T> fmt::Display for PushError<T> {
 
 impl<T> core::error::Error for PushError<T> {}
 
-/// Why [`Writer::try_reserve_with`](crate::Writer::try_reserve_with) published nothing: the
-/// reservation failed, or the fill closure returned an error (then the reserved slots are
+/// Why [`Writer::try_reserve_with`](crate::Writer::try_reserve_with) (or `reserve_with`,
+/// `reserve_with_timeout`, `reserve_with_async`) published nothing: the reservation failed, or the fill closure returned an error (then the reserved slots are
 /// released unpublished and the closure's error comes back).
 ///
 /// ```

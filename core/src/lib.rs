@@ -118,6 +118,7 @@ mod builder;
 mod cache_padded;
 mod claim;
 mod error;
+mod fill;
 mod handle;
 mod inline_ring;
 mod layout;

@@ -226,7 +226,9 @@ where
     /// returns `Err` (the slots are released unpublished, as [`WriteSpan::publish`]`(0)`).
     /// Use it when filling can fail half-way, e.g. decoding input into the slots. (A plain
     /// [`WriteSpan`] still publishes everything when dropped.) If `fill` panics the span
-    /// follows its drop rule: with `std`, nothing is published.
+    /// follows its drop rule: with `std`, nothing is published. The waiting forms are
+    /// [`reserve_with`](Self::reserve_with), [`reserve_with_timeout`](Self::reserve_with_timeout)
+    /// and [`reserve_with_async`](Self::reserve_with_async).
     ///
     /// Returns the published count.
     ///
@@ -259,18 +261,9 @@ where
     where
         F: FnOnce(&mut WriteSpan<'_, R>) -> Result<usize, E>,
     {
-        let mut span = self.try_reserve(n).map_err(FillError::Reserve)?;
-        match fill(&mut span) {
-            Ok(count) => {
-                let count = count.min(n);
-                span.publish(count);
-                Ok(count)
-            }
-            Err(e) => {
-                span.publish(0);
-                Err(FillError::Fill(e))
-            }
-        }
+        self.try_reserve(n)
+            .map_err(FillError::Reserve)?
+            .publish_filled(fill)
     }
 
     /// Reserves exactly `n` slots, waiting through the ring's wait strategy while the ring is

@@ -1,7 +1,7 @@
 //! The owned handles forward the one-item and convenience API: `OwnedReader` forwards
 //! `try_pop`/`pop`/`pop_timeout`, `try_read_all`/`read_all`, `available` (`&self`) and the
 //! async reads; `OwnedWriter` (core's `Writer` over an `Arc`) has `try_push`/`push`/
-//! `push_timeout`/`try_reserve_with`. The async reads are polled by hand with a counting waker,
+//! `push_timeout`/`try_reserve_with` and its waiting forms. The async reads are polled by hand with a counting waker,
 //! so the test is deterministic (no threads, no sleeps).
 
 use std::future::Future;
@@ -80,6 +80,10 @@ fn read_all_and_fill_through_owned_handles() {
         Ok(3)
     );
     assert_eq!(r.try_read_all().unwrap().to_array::<3>(), Some([4, 5, 6]));
+    // The waiting forms, on a ring with room (nothing to wait for).
+    assert_eq!(w.reserve_with(2, |_| Err('x')), Err(FillError::Fill('x')));
+    assert_eq!(w.reserve_with_timeout(4, SHORT, |_| Ok::<_, ()>(0)), Ok(0));
+    assert_eq!(r.try_read_all().unwrap_err(), ReadError::Empty);
     w.try_push(7).unwrap();
     drop(w);
     assert_eq!(r.read_all().unwrap().to_array::<1>(), Some([7]));

@@ -16,7 +16,7 @@ use core::task::{Context, Poll};
 
 use super::async_wait::{WakerCellId, WakerRegistry};
 use crate::claim::Producer;
-use crate::error::{PushError, ReadError, ReserveError};
+use crate::error::{FillError, PushError, ReadError, ReserveError};
 use crate::ring::RingCore;
 use crate::{ReadSpan, Reader, Ring, Storage, WriteSpan, Writer};
 
@@ -118,6 +118,63 @@ where
             }
             Err(e) => Err(PushError::from_reserve(e, item)),
         }
+    }
+
+    /// As [`try_reserve_with`](Self::try_reserve_with), waiting asynchronously while the ring
+    /// is full (as [`reserve_async`](Self::reserve_async)); `fill` is called once the `n` slots
+    /// are reserved. Publishes what `fill` returns on `Ok`, nothing on `Err`.
+    ///
+    /// **Cancellation.** Dropping the future before it completes claims nothing and drops
+    /// `fill` uncalled.
+    ///
+    /// Resolves to the published count.
+    ///
+    /// # Errors
+    ///
+    /// [`FillError::Reserve`] with what [`reserve_async`](Self::reserve_async) resolved to
+    /// ([`ReserveError::TooLarge`], [`ReserveError::Closed`]; `fill` is not called), or
+    /// [`FillError::Fill`] with `fill`'s error.
+    ///
+    /// ```
+    /// use core::future::Future;
+    /// use core::pin::pin;
+    /// use core::task::{Context, Poll};
+    /// use std::sync::Arc;
+    /// use std::task::Wake;
+    /// use spanring_core::{AsyncWait, InlineStorage, Ring};
+    ///
+    /// let ring = Ring::builder(InlineStorage::new([0u8; 2])).wait::<AsyncWait>().build().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// struct Nothing;
+    /// impl Wake for Nothing {
+    ///     fn wake(self: Arc<Self>) {}
+    /// }
+    /// let waker = Arc::new(Nothing).into();
+    /// let mut cx = Context::from_waker(&waker);
+    ///
+    /// w.try_reserve(2).unwrap().fill(1); // full
+    /// let mut fut = pin!(w.reserve_with_async(1, |span| {
+    ///     span[0] = 2;
+    ///     Ok::<_, ()>(1)
+    /// }));
+    /// assert!(fut.as_mut().poll(&mut cx).is_pending()); // waits; the closure is not called
+    /// assert_eq!(r.try_pop(), Ok(1)); // frees a slot (and wakes the future)
+    /// assert_eq!(fut.as_mut().poll(&mut cx), Poll::Ready(Ok(1)));
+    /// assert_eq!((r.try_pop(), r.try_pop()), (Ok(1), Ok(2)));
+    /// ```
+    pub async fn reserve_with_async<E, F>(
+        &mut self,
+        n: usize,
+        fill: F,
+    ) -> Result<usize, FillError<E>>
+    where
+        F: FnOnce(&mut WriteSpan<'_, R>) -> Result<usize, E>,
+    {
+        self.reserve_async(n)
+            .await
+            .map_err(FillError::Reserve)?
+            .publish_filled(fill)
     }
 }
 

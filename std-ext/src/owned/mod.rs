@@ -94,8 +94,9 @@ pub type SharedRing<S, P = SingleProducer, W = BlockingWait, const READERS: usiz
     Arc<Ring<S, P, W, READERS>>;
 
 /// A writer handle of an owned buffer: core's [`Writer`] over the shared ring, with its whole
-/// API (`try_reserve`, `reserve`, `reserve_timeout`, `try_reserve_with`, the one-item
-/// `try_push`/`push`/`push_timeout`, `free`, and `reserve_async` with an async wait strategy). `'static`, and `Send` when the
+/// API (`try_reserve`, `reserve`, `reserve_timeout`, `try_reserve_with`/`reserve_with`/
+/// `reserve_with_timeout`, the one-item `try_push`/`push`/`push_timeout`, `free`, and
+/// `reserve_async`/`reserve_with_async`/`push_async` with an async wait strategy). `'static`, and `Send` when the
 /// item type is `Send + Sync`. On a multi-producer buffer it is `Clone`; dropping the last one
 /// closes the ring.
 pub type OwnedWriter<S, P = SingleProducer, W = BlockingWait, const READERS: usize = 4> =
