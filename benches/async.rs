@@ -33,8 +33,12 @@ fn expected_sum(events: u64) -> u64 {
 }
 
 fn ring_run(rt: &Runtime, events: u64, chunk: usize) -> Duration {
-    let ring: Arc<AsyncRing> =
-        Arc::new(Ring::starting_at(HeapStorage::with_capacity(CAPACITY).unwrap(), 0).unwrap());
+    let ring: Arc<AsyncRing> = Arc::new(
+        Ring::builder(HeapStorage::with_capacity(CAPACITY).unwrap())
+            .wait::<AsyncWait>()
+            .build()
+            .unwrap(),
+    );
     let mut reader = Reader::attach(ring.clone()).unwrap();
     let mut writer = Writer::attach(ring).unwrap();
     let start = Instant::now();

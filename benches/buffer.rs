@@ -42,8 +42,7 @@ use std::time::{Duration, Instant};
 use spanring::std_ext::{BlockingWait, DoubleMapped, HeapStorage, YieldWait};
 use spanring::sync::AtomicUsize;
 use spanring::{
-    multi_words, Backoff, BusySpin, MultiProducer, Producer, Ring, SingleProducer, Storage,
-    WaitStrategy,
+    multi_words, Backoff, BusySpin, MultiProducer, Producer, Ring, Storage, WaitStrategy,
 };
 
 use report::Row;
@@ -171,7 +170,7 @@ where
     let stats = match (memory, multi) {
         (Memory::DoubleMapped, false) => measure(
             reps,
-            &|| Ring::<_, SingleProducer, W, 4>::starting_at(dm(), 0).expect("ring"),
+            &|| Ring::builder(dm()).wait::<W>().build().expect("ring"),
             sc,
         ),
         (Memory::DoubleMapped, true) => measure(
@@ -188,7 +187,7 @@ where
         ),
         (Memory::Portable, false) => measure(
             reps,
-            &|| Ring::<_, SingleProducer, W, 4>::starting_at(heap(), 0).expect("ring"),
+            &|| Ring::builder(heap()).wait::<W>().build().expect("ring"),
             sc,
         ),
         (Memory::Portable, true) => measure(

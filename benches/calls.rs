@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use spanring::std_ext::{owned, YieldWait};
 use spanring::sync::AtomicUsize;
-use spanring::{multi_words, MultiProducer, Reader, Ring, SingleProducer, SliceStorage, Writer};
+use spanring::{multi_words, MultiProducer, Reader, Ring, SliceStorage, Writer};
 
 /// Items written, then read, per cycle.
 const BURST: u64 = 64;
@@ -150,8 +150,10 @@ fn main() {
 
     let mut memory = vec![0u64; 1024];
     {
-        let ring: Ring<_, SingleProducer, YieldWait> =
-            Ring::starting_at(SliceStorage::new(&mut memory), 0).expect("ring");
+        let ring = Ring::builder(SliceStorage::new(&mut memory))
+            .wait::<YieldWait>()
+            .build()
+            .expect("ring");
         let mut r = Reader::attach(&ring).expect("reader");
         let mut w = Writer::attach(&ring).expect("writer");
         forms!(rows, "core SP", reps, cycles, w, r);

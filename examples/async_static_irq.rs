@@ -6,11 +6,13 @@
 //! [`AsyncWait`]. The task runs on a ten-line `block_on` (a thread-parking waker); on an
 //! embedded target it would be an embassy task and the ring would be fed from a real ISR.
 //!
-//! Why a `OnceLock`: [`Ring::starting_at`] validates the storage and returns a `Result`, so it
-//! is not a `const fn` and cannot initialise a `static` directly ([`AsyncWait::new`] and
-//! [`InlineStorage::new`] are `const`). The ring is built once at start-up and every user
-//! gets a `&'static Ring`; no allocation is involved (the `InlineStorage` array lives inside
-//! the static). On no_std, a `static_cell`/`critical-section` once-cell plays the same role.
+//! Why a `OnceLock`: the run-time builder (`Ring::builder(..).build()`) validates the storage
+//! and returns a `Result`, so it is not a `const fn` and cannot initialise a `static` directly
+//! ([`AsyncWait::new`] and [`InlineStorage::new`] are `const`; so is [`Ring::new_inline_with`],
+//! which would make a plain `static` without the once-cell). The ring is built once at
+//! start-up and every user gets a `&'static Ring`; no allocation is involved (the
+//! `InlineStorage` array lives inside the static). On no_std, a `static_cell`/`critical-section`
+//! once-cell plays the same role.
 //!
 //! `cargo run --example async_static_irq`
 
@@ -30,7 +32,13 @@ type SampleRing = Ring<InlineStorage<u32, 64>, SingleProducer, AsyncWait<2>, 1>;
 static RING: OnceLock<SampleRing> = OnceLock::new();
 
 fn ring() -> &'static SampleRing {
-    RING.get_or_init(|| Ring::starting_at(InlineStorage::new([0; 64]), 0).expect("64 slots"))
+    RING.get_or_init(|| {
+        Ring::builder(InlineStorage::new([0; 64]))
+            .wait::<AsyncWait<2>>()
+            .readers::<1>()
+            .build()
+            .expect("64 slots")
+    })
 }
 
 /// The "interrupt handler": one sample per tick, never waits.

@@ -14,8 +14,12 @@ type Pipe = Ring<HeapStorage<u32>, SingleProducer, AsyncWait, 4>;
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     const ITEMS: u32 = 1_000_000;
-    let ring: Arc<Pipe> =
-        Arc::new(Ring::starting_at(HeapStorage::with_capacity(4096).unwrap(), 0).unwrap());
+    let ring: Arc<Pipe> = Arc::new(
+        Ring::builder(HeapStorage::with_capacity(4096).unwrap())
+            .wait::<AsyncWait>()
+            .build()
+            .unwrap(),
+    );
     // Readers attach before the producer starts, so both see every item.
     let mut checksum_reader = Reader::attach(ring.clone()).unwrap();
     let mut histogram_reader = Reader::attach(ring.clone()).unwrap();

@@ -14,8 +14,7 @@ use async_support::tag;
 use spanring::std_ext::HeapStorage;
 use spanring::sync::AtomicUsize;
 use spanring::{
-    multi_words, AsyncWait, InlineStorage, MultiProducer, ReadError, Reader, Ring, SingleProducer,
-    Writer,
+    multi_words, AsyncWait, InlineStorage, MultiProducer, ReadError, Reader, Ring, Writer,
 };
 
 /// xorshift64*: deterministic pseudo-random cancellation points.
@@ -71,8 +70,10 @@ fn poll_once<F: Future>(fut: F, cx: &mut Context<'_>) -> Option<F::Output> {
 #[test]
 fn poll_once_and_drop_at_random_points() {
     const ITEMS: u64 = 20_000;
-    let ring: Ring<InlineStorage<u64, 8>, SingleProducer, AsyncWait<2>, 4> =
-        Ring::starting_at(InlineStorage::new([0; 8]), 0).unwrap();
+    let ring = Ring::builder(InlineStorage::new([0; 8]))
+        .wait::<AsyncWait<2>>()
+        .build()
+        .unwrap();
     let mut writer = ring.writer().unwrap();
     let mut readers = [ring.reader().unwrap(), ring.reader().unwrap()];
     let waker = Waker::from(Arc::new(Noop));

@@ -17,7 +17,10 @@ type MpRing<const C: usize> =
     Ring<InlineStorage<u64, 8>, MultiProducer<[AtomicUsize; 8]>, AsyncWait<C>, 4>;
 
 fn sp_ring<const C: usize>() -> SpRing<C> {
-    Ring::starting_at(InlineStorage::new([0; 4]), 0).unwrap()
+    Ring::builder(InlineStorage::new([0; 4]))
+        .wait::<AsyncWait<C>>()
+        .build()
+        .unwrap()
 }
 
 fn mp_ring<const C: usize>() -> MpRing<C> {

@@ -106,8 +106,13 @@ async fn multi_producer_matrix() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn single_producer_matrix() {
     for &(c, capacity, chunk) in &[(1, 8, 1), (2, 16, 4), (4, 64, 64), (6, 33, 7)] {
-        let ring: Arc<SpRing> =
-            Arc::new(Ring::starting_at(HeapStorage::with_capacity(capacity).unwrap(), 0).unwrap());
+        let ring: Arc<SpRing> = Arc::new(
+            Ring::builder(HeapStorage::with_capacity(capacity).unwrap())
+                .wait::<AsyncWait<4>>()
+                .readers::<8>()
+                .build()
+                .unwrap(),
+        );
         let readers: Vec<_> = (0..c)
             .map(|_| Reader::attach(ring.clone()).unwrap())
             .collect();

@@ -28,7 +28,11 @@ fn single<S: Storage<Item = u64> + Sync>(make: impl Fn() -> S) {
     for start in STARTS {
         for consumers in CONSUMERS {
             for chunk in CHUNKS {
-                let ring: SpRing<S> = Ring::starting_at(make(), start).unwrap();
+                let ring: SpRing<S> = Ring::builder(make())
+                    .wait::<YieldWait>()
+                    .start_at(start)
+                    .build()
+                    .unwrap();
                 let readers: Vec<Reader<_>> =
                     (0..consumers).map(|_| ring.reader().unwrap()).collect();
                 let writers: Vec<Writer<_>> = vec![ring.writer().unwrap()];
@@ -145,7 +149,11 @@ fn multi_producer_partial_publish() {
 #[test]
 fn single_producer_partial_publish() {
     for chunk in [1, 7, 64] {
-        let ring: SpRing<_> = Ring::starting_at(heap(256), usize::MAX - 100).unwrap();
+        let ring: SpRing<_> = Ring::builder(heap(256))
+            .wait::<YieldWait>()
+            .start_at(usize::MAX - 100)
+            .build()
+            .unwrap();
         let readers: Vec<Reader<_>> = (0..2).map(|_| ring.reader().unwrap()).collect();
         let writers: Vec<Writer<_>> = vec![ring.writer().unwrap()];
         common::run_with(&ring, writers, readers, items(chunk, 1) / 4, chunk, true);

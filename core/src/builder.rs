@@ -132,13 +132,21 @@ impl<S: Storage, P: BuildProducer, W: WaitStrategy, const READERS: usize>
     }
 
     /// Cursors start at `cursor` instead of 0 (to test the `usize` wrap-around, or to resume a
-    /// stream position); see [`Ring::starting_at`].
+    /// stream position). For a capacity that is not a power of two, `cursor` is rounded down
+    /// to a valid cursor ([`Layout::normalize`]).
     ///
     /// ```
     /// use spanring_core::{Ring, SliceStorage};
     /// let mut memory = [0u8; 4];
     /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(12).build().unwrap();
     /// assert_eq!(ring.start(), 12);
+    ///
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(usize::MAX - 1).build().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// w.try_reserve(4).unwrap().copy_from_slice(&[1, 2, 3, 4]); // crosses usize::MAX
+    /// assert_eq!(r.try_read(4).unwrap().to_array::<4>(), Some([1, 2, 3, 4]));
     /// ```
     pub fn start_at(mut self, cursor: usize) -> Self {
         self.start = cursor;

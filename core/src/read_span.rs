@@ -226,10 +226,9 @@ where
     /// mutates it (and may move parts of it out).
     ///
     /// ```
-    /// use spanring_core::{BusySpin, Ring, SliceStorage, SingleProducer};
+    /// use spanring_core::{Ring, SliceStorage};
     /// let mut memory = [None::<u32>; 4];
-    /// let ring: Ring<SliceStorage<'_, Option<u32>>, SingleProducer, BusySpin, 1> =
-    ///     Ring::starting_at(SliceStorage::new(&mut memory), 0).unwrap();
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).readers::<1>().build().unwrap();
     /// let mut w = ring.writer().unwrap();
     /// let mut r = ring.reader().unwrap();
     /// w.try_reserve(2).unwrap().copy_from_slice(&[Some(1), Some(2)]);
@@ -274,10 +273,9 @@ where
     /// Iterates mutably over the items in order; see [`as_mut_slices`](Self::as_mut_slices).
     ///
     /// ```
-    /// use spanring_core::{BusySpin, Ring, SliceStorage, SingleProducer};
+    /// use spanring_core::{Ring, SliceStorage};
     /// let mut memory = [0u32; 4];
-    /// let ring: Ring<SliceStorage<'_, u32>, SingleProducer, BusySpin, 1> =
-    ///     Ring::starting_at(SliceStorage::new(&mut memory), 0).unwrap();
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).readers::<1>().build().unwrap();
     /// let (mut w, mut r) = (ring.writer().unwrap(), ring.reader().unwrap());
     /// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
     /// let mut span = r.try_read(3).unwrap();
@@ -330,7 +328,7 @@ where
 /// ```
 /// use spanring_core::{Ring, SliceStorage};
 /// let mut memory = [0u8; 4];
-/// let ring: Ring<_> = Ring::starting_at(SliceStorage::new(&mut memory), 3).unwrap();
+/// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(3).build().unwrap();
 /// let mut r = ring.reader().unwrap();
 /// let mut w = ring.writer().unwrap();
 /// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]); // crosses the end

@@ -62,16 +62,15 @@ pub struct Ring<
 }
 
 impl<S: Storage> Ring<S> {
-    /// A single-producer ring over `storage` with the default wait strategy ([`BusySpin`]) and
-    /// reader capacity (4). For other parameters name the type and use
-    /// [`starting_at`](Ring::starting_at):
-    /// `let ring: Ring<_, SingleProducer, Backoff, 8> = Ring::starting_at(storage, 0)?;`
+    /// A single-producer ring over `storage` with the default wait strategy ([`BusySpin`]),
+    /// reader capacity (4) and start cursor (0). For anything else use
+    /// [`Ring::builder`]: `Ring::builder(storage).wait::<Backoff>().readers::<8>().build()?`.
     ///
     /// # Errors
     ///
     /// [`CapacityError`] if the storage has 0 slots or more than [`Layout`] supports.
     pub fn new(storage: S) -> Result<Self, CapacityError> {
-        Self::starting_at(storage, 0)
+        Self::builder(storage).build()
     }
 }
 
@@ -79,8 +78,8 @@ impl<S: Storage, B: AsRef<[AtomicUsize]>> Ring<S, MultiProducer<B>> {
     /// A multi-producer ring over `storage` with default wait strategy and reader capacity,
     /// publishing through `bits`: one record word a slot,
     /// [`multi_words`](crate::multi_words)`(capacity)` words (any initial value; the ring zeroes
-    /// them). For other parameters name the type and use
-    /// [`new_multi_starting_at`](Ring::new_multi_starting_at).
+    /// them). For other parameters use [`Ring::builder`] with
+    /// [`multi_producer`](crate::RingBuilder::multi_producer)`(bits)`.
     ///
     /// # Errors
     ///
@@ -90,36 +89,11 @@ impl<S: Storage, B: AsRef<[AtomicUsize]>> Ring<S, MultiProducer<B>> {
     }
 }
 
-impl<S: Storage, W: WaitStrategy + Default, const READERS: usize>
-    Ring<S, SingleProducer, W, READERS>
-{
-    /// A single-producer ring whose cursors start at `start` instead of 0 — for testing
-    /// wrap-around (`usize::MAX - k`), or to resume a stream position. For a capacity that is
-    /// not a power of two, `start` is rounded down to a valid cursor ([`Layout::normalize`]).
-    ///
-    /// # Errors
-    ///
-    /// As [`new`](Self::new).
-    ///
-    /// ```
-    /// use spanring_core::{Ring, SliceStorage};
-    /// let mut memory = [0u8; 4];
-    /// let ring: Ring<_> = Ring::starting_at(SliceStorage::new(&mut memory), usize::MAX - 1).unwrap();
-    /// let mut w = ring.writer().unwrap();
-    /// let mut r = ring.reader().unwrap();
-    /// w.try_reserve(4).unwrap().copy_from_slice(&[1, 2, 3, 4]); // crosses usize::MAX
-    /// assert_eq!(r.try_read(4).unwrap().to_array::<4>(), Some([1, 2, 3, 4]));
-    /// ```
-    pub fn starting_at(storage: S, start: usize) -> Result<Self, CapacityError> {
-        Self::build(storage, start, |_, _| Ok(SingleProducer::default()))
-    }
-}
-
 impl<S: Storage, B: AsRef<[AtomicUsize]>, W: WaitStrategy + Default, const READERS: usize>
     Ring<S, MultiProducer<B>, W, READERS>
 {
     /// As [`new_multi`](Self::new_multi), with cursors starting at `start` (see
-    /// [`Ring::starting_at`]).
+    /// [`RingBuilder::start_at`](crate::RingBuilder::start_at)).
     ///
     /// # Errors
     ///

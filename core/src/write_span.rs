@@ -28,7 +28,7 @@ use crate::{DoubleMappedStorage, Ring, Storage, WaitStrategy, Writer};
 /// ```
 /// use spanring_core::{Ring, SliceStorage};
 /// let mut memory = [0u32; 4];
-/// let ring: Ring<_> = Ring::starting_at(SliceStorage::new(&mut memory), 3).unwrap();
+/// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(3).build().unwrap();
 /// let mut w = ring.writer().unwrap();
 /// let mut r = ring.reader().unwrap();
 /// let mut span = w.try_reserve(3).unwrap(); // slots 3, 0, 1: crosses the end
@@ -325,7 +325,7 @@ where
 /// ```
 /// use spanring_core::{Ring, SliceStorage};
 /// let mut memory = [0u32; 4];
-/// let ring: Ring<_> = Ring::starting_at(SliceStorage::new(&mut memory), 2).unwrap();
+/// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(2).build().unwrap();
 /// let mut r = ring.reader().unwrap();
 /// let mut w = ring.writer().unwrap();
 /// let mut span = w.try_reserve(4).unwrap(); // crosses the end

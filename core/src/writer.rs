@@ -191,12 +191,12 @@ where
     ///
     /// ```
     /// # use core::time::Duration;
-    /// # use spanring_core::{PushError, Ring, SingleProducer, SliceStorage, WaitStrategy, WaitTimeout};
+    /// # use spanring_core::{PushError, Ring, SliceStorage, WaitStrategy, WaitTimeout};
     /// # #[derive(Default)] struct NoWait;
     /// # impl WaitStrategy for NoWait { fn wait_until(&self, r: &mut dyn FnMut() -> bool) { while !r() {} } fn notify_all(&self) {} }
     /// # impl WaitTimeout for NoWait { fn wait_until_timeout(&self, r: &mut dyn FnMut() -> bool, _: Duration) -> bool { r() } }
     /// let mut memory = [0u8; 1];
-    /// let ring: Ring<_, SingleProducer, NoWait> = Ring::starting_at(SliceStorage::new(&mut memory), 0).unwrap();
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).wait::<NoWait>().build().unwrap();
     /// let _r = ring.reader().unwrap();
     /// let mut w = ring.writer().unwrap();
     /// w.push_timeout(1, Duration::from_millis(1)).unwrap();

@@ -73,8 +73,10 @@ fn the_same_helper_runs_on_single_and_multi_producer_rings() {
 #[test]
 fn closures_are_not_called_when_nothing_can_be_shown_or_reserved() {
     let mut memory = [0u32; 2];
-    let ring: Ring<_, spanring_core::SingleProducer, BusySpin> =
-        Ring::starting_at(SliceStorage::new(&mut memory), 0).unwrap();
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .wait::<BusySpin>()
+        .build()
+        .unwrap();
     let (mut w, mut r) = (ring.writer().unwrap(), ring.reader().unwrap());
     let empty = r.try_read_with(4, |_, _| unreachable!("nothing to show"));
     assert_eq!(empty, Err(ReadError::Empty));

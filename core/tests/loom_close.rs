@@ -103,7 +103,12 @@ fn mp_close_races_claims_and_partial_publish() {
 #[test]
 fn sp_close_races_the_writers_span() {
     loom::model(|| {
-        let ring: Arc<Sp<2>> = Arc::new(Ring::starting_at(InlineStorage::new([0; 2]), 0).unwrap());
+        let ring: Arc<Sp<2>> = Arc::new(
+            Ring::builder(InlineStorage::new([0; 2]))
+                .readers::<1>()
+                .build()
+                .unwrap(),
+        );
         let mut reader = Reader::attach(ring.clone()).unwrap();
         let mut w = Writer::attach(ring.clone()).unwrap();
         let producer = thread::spawn(move || {

@@ -145,7 +145,13 @@ fn two_producers_concurrent_reader() {
 #[test]
 fn single_producer_fast_path() {
     loom::model(|| {
-        let ring: Arc<Sp<1>> = Arc::new(Ring::starting_at(slots::<1>(), usize::MAX).unwrap());
+        let ring: Arc<Sp<1>> = Arc::new(
+            Ring::builder(slots::<1>())
+                .readers::<2>()
+                .start_at(usize::MAX)
+                .build()
+                .unwrap(),
+        );
         let mut reader = spanring_core::Reader::attach(ring.clone()).unwrap();
         let writer_ring = ring.clone();
         let producer = thread::spawn(move || {
@@ -181,7 +187,8 @@ fn single_producer_fast_path() {
 #[test]
 fn producer_with_attaching_and_detaching_reader() {
     loom::model(|| {
-        let ring: Arc<Sp<2>> = Arc::new(Ring::starting_at(slots::<2>(), 0).unwrap());
+        let ring: Arc<Sp<2>> =
+            Arc::new(Ring::builder(slots::<2>()).readers::<2>().build().unwrap());
         let reader_ring = ring.clone();
         let reader = thread::spawn(move || {
             let mut r = spanring_core::Reader::attach(reader_ring).unwrap();

@@ -162,8 +162,13 @@ type AsyncRing = Ring<InlineStorage<usize, 2>, SingleProducer, AsyncWait<2>, 1>;
 #[test]
 fn read_future_is_woken_by_publish() {
     loom::model(|| {
-        let ring: Arc<AsyncRing> =
-            Arc::new(Ring::starting_at(InlineStorage::new([0; 2]), 0).unwrap());
+        let ring: Arc<AsyncRing> = Arc::new(
+            Ring::builder(InlineStorage::new([0; 2]))
+                .wait::<AsyncWait<2>>()
+                .readers::<1>()
+                .build()
+                .unwrap(),
+        );
         let mut reader = Reader::attach(ring.clone()).unwrap();
         let mut writer = Writer::attach(ring.clone()).unwrap();
 

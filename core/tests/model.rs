@@ -253,7 +253,7 @@ proptest! {
         ops in proptest::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 120 }),
     ) {
         let start = if near_max { usize::MAX - 6 } else { 0 };
-        run(capacity, start, &ops, |m| Ring::starting_at(SliceStorage::new(m), start).unwrap());
+        run(capacity, start, &ops, |m| Ring::builder(SliceStorage::new(m)).start_at(start).build().unwrap());
     }
 
     #[test]

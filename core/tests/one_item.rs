@@ -6,8 +6,7 @@ use core::time::Duration;
 
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{
-    multi_words, PushError, ReadError, Ring, SingleProducer, SliceStorage, WaitStrategy,
-    WaitTimeout,
+    multi_words, PushError, ReadError, Ring, SliceStorage, WaitStrategy, WaitTimeout,
 };
 
 fn bits(cap: usize) -> Vec<AtomicUsize> {
@@ -37,8 +36,10 @@ impl WaitTimeout for CheckOnce {
 #[test]
 fn sp_push_pop_in_order_across_the_wrap() {
     let mut memory = [0u32; 3];
-    let ring: Ring<_, SingleProducer> =
-        Ring::starting_at(SliceStorage::new(&mut memory), usize::MAX - 4).unwrap();
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .start_at(usize::MAX - 4)
+        .build()
+        .unwrap();
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     for i in 0..20u32 {
@@ -145,8 +146,10 @@ fn every_reader_gets_a_clone() {
 #[test]
 fn timeouts_give_up_and_give_the_item_back() {
     let mut memory = [0u8; 1];
-    let ring: Ring<_, SingleProducer, CheckOnce> =
-        Ring::starting_at(SliceStorage::new(&mut memory), 0).unwrap();
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .wait::<CheckOnce>()
+        .build()
+        .unwrap();
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     let t = Duration::from_millis(1);
@@ -164,8 +167,10 @@ fn timeouts_give_up_and_give_the_item_back() {
 fn push_and_pop_wait_across_threads() {
     const ITEMS: u32 = if cfg!(miri) { 50 } else { 5_000 };
     let mut memory = [0u32; 4];
-    let ring: Ring<_, SingleProducer, CheckOnce> =
-        Ring::starting_at(SliceStorage::new(&mut memory), 0).unwrap();
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .wait::<CheckOnce>()
+        .build()
+        .unwrap();
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     std::thread::scope(|s| {

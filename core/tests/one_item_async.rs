@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
 use spanring_core::{
-    multi_words, AsyncWait, InlineStorage, PushError, ReadError, Ring, SingleProducer, SliceStorage,
+    multi_words, AsyncWait, InlineStorage, PushError, ReadError, Ring, SliceStorage,
 };
 
 /// Counts wake-ups.
@@ -37,8 +37,11 @@ fn wakes(count: &Count) -> usize {
 
 #[test]
 fn push_and_pop_async_in_order_with_wake_ups() {
-    let ring: Ring<_, SingleProducer, AsyncWait> =
-        Ring::starting_at(InlineStorage::new([0u32; 2]), usize::MAX).unwrap();
+    let ring = Ring::builder(InlineStorage::new([0u32; 2]))
+        .wait::<AsyncWait>()
+        .start_at(usize::MAX)
+        .build()
+        .unwrap();
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     let (count, waker) = waker();
@@ -68,8 +71,10 @@ fn push_and_pop_async_in_order_with_wake_ups() {
 
 #[test]
 fn dropped_pop_async_consumes_nothing() {
-    let ring: Ring<_, SingleProducer, AsyncWait> =
-        Ring::starting_at(InlineStorage::new([0u32; 4]), 0).unwrap();
+    let ring = Ring::builder(InlineStorage::new([0u32; 4]))
+        .wait::<AsyncWait>()
+        .build()
+        .unwrap();
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     let (_count, waker) = waker();
@@ -90,8 +95,10 @@ fn dropped_pop_async_consumes_nothing() {
 
 #[test]
 fn closed_ends_pop_async_and_gives_the_pushed_item_back() {
-    let ring: Ring<_, SingleProducer, AsyncWait> =
-        Ring::starting_at(InlineStorage::new([0u32; 4]), 0).unwrap();
+    let ring = Ring::builder(InlineStorage::new([0u32; 4]))
+        .wait::<AsyncWait>()
+        .build()
+        .unwrap();
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     let (_count, waker) = waker();

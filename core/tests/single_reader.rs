@@ -13,8 +13,10 @@ type Single<'m, T> = Ring<SliceStorage<'m, T>, SingleProducer, BusySpin, 1>;
 #[test]
 fn mut_span_crossing_the_end_comes_as_two_slices_and_changes_stay() {
     let mut memory: [Option<Arc<u32>>; 4] = Default::default();
-    let ring: Single<'_, Option<Arc<u32>>> =
-        Ring::starting_at(SliceStorage::new(&mut memory), 0).unwrap();
+    let ring: Single<'_, Option<Arc<u32>>> = Ring::builder(SliceStorage::new(&mut memory))
+        .readers::<1>()
+        .build()
+        .unwrap();
     let mut w = ring.writer().unwrap();
     let mut r = ring.reader().unwrap();
     let probe = Arc::new(0u32);

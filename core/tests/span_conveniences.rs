@@ -3,7 +3,7 @@
 //! items, `to_array` without `Default`.
 
 use spanring_core::sync::AtomicUsize;
-use spanring_core::{multi_words, ReadError, Ring, SingleProducer, SliceStorage};
+use spanring_core::{multi_words, ReadError, Ring, SliceStorage};
 
 /// A `Clone` item with no `Default` and no `Copy`.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,8 +16,10 @@ fn name(s: &str) -> Name {
 #[test]
 fn read_all_returns_everything_published() {
     let mut memory = [0u32; 4];
-    let ring: Ring<_, SingleProducer> =
-        Ring::starting_at(SliceStorage::new(&mut memory), 2).unwrap();
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .start_at(2)
+        .build()
+        .unwrap();
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     assert_eq!(r.try_read_all().unwrap_err(), ReadError::Empty);
@@ -52,8 +54,10 @@ fn mp_read_all_returns_every_record() {
 #[test]
 fn for_loops_cover_both_halves() {
     let mut memory = [0u32; 4];
-    let ring: Ring<_, SingleProducer> =
-        Ring::starting_at(SliceStorage::new(&mut memory), 3).unwrap();
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .start_at(3)
+        .build()
+        .unwrap();
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     let mut span = w.try_reserve(3).unwrap();
@@ -83,8 +87,10 @@ fn for_loops_cover_both_halves() {
 #[test]
 fn clone_from_and_to_slices_across_the_end() {
     let mut memory = [name(""), name(""), name("")];
-    let ring: Ring<_, SingleProducer> =
-        Ring::starting_at(SliceStorage::new(&mut memory), 2).unwrap();
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .start_at(2)
+        .build()
+        .unwrap();
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     w.try_reserve(3)

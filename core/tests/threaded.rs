@@ -7,8 +7,7 @@ use core::ops::Deref;
 use spanring_core::sync::AtomicUsize;
 use spanring_core::WaitStrategy;
 use spanring_core::{
-    multi_words, MultiProducer, Producer, ReadError, Reader, Ring, SingleProducer, SliceStorage,
-    Storage, Writer,
+    multi_words, MultiProducer, Producer, ReadError, Reader, Ring, SliceStorage, Storage, Writer,
 };
 
 const ITEMS: u32 = if cfg!(miri) { 60 } else { 20_000 };
@@ -71,8 +70,11 @@ where
 #[test]
 fn single_producer_two_readers() {
     let mut memory = vec![0u32; 16];
-    let ring: Ring<_, SingleProducer, Yield, 4> =
-        Ring::starting_at(SliceStorage::new(&mut memory), usize::MAX - 20).unwrap();
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .wait::<Yield>()
+        .start_at(usize::MAX - 20)
+        .build()
+        .unwrap();
     let readers: Vec<_> = (0..2).map(|_| ring.reader().unwrap()).collect();
     let mut writer = ring.writer().unwrap();
     std::thread::scope(|s| {

@@ -66,9 +66,8 @@ pub trait WakerRegistry: WaitStrategy {
 ///   the blocking calls on such a ring burns its core while it waits.
 ///
 /// ```
-/// use spanring_core::{AsyncWait, InlineStorage, Ring, SingleProducer};
-/// let ring: Ring<_, SingleProducer, AsyncWait> =
-///     Ring::starting_at(InlineStorage::new([0u32; 16]), 0).unwrap();
+/// use spanring_core::{AsyncWait, InlineStorage, Ring};
+/// let ring = Ring::builder(InlineStorage::new([0u32; 16])).wait::<AsyncWait>().build().unwrap();
 /// let mut writer = ring.writer().unwrap();
 /// let mut reader = ring.reader().unwrap();
 /// let reserve = writer.reserve_async(4); // a future; `.await` it in async code

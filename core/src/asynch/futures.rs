@@ -64,8 +64,7 @@ where
     ///
     /// ```
     /// # use spanring_core::{AsyncWait, InlineStorage, Ring, SingleProducer};
-    /// # let ring: Ring<_, SingleProducer, AsyncWait> =
-    /// #     Ring::starting_at(InlineStorage::new([0u8; 8]), 0).unwrap();
+    /// # let ring = Ring::builder(InlineStorage::new([0u8; 8])).wait::<AsyncWait>().build().unwrap();
     /// # let mut writer = ring.writer().unwrap();
     /// async fn produce<R>(writer: &mut spanring_core::Writer<R>)
     /// where
@@ -105,8 +104,7 @@ where
     ///     }
     ///     Ok(())
     /// }
-    /// # let ring: Ring<_, SingleProducer, AsyncWait> =
-    /// #     Ring::starting_at(InlineStorage::new([0u8; 8]), 0).unwrap();
+    /// # let ring = Ring::builder(InlineStorage::new([0u8; 8])).wait::<AsyncWait>().build().unwrap();
     /// # let mut writer = ring.writer().unwrap();
     /// # drop(produce(&mut writer));
     /// ```
@@ -284,8 +282,7 @@ where
     ///         }
     ///     }
     /// }
-    /// # let ring: Ring<_, SingleProducer, AsyncWait> =
-    /// #     Ring::starting_at(InlineStorage::new([0u64; 8]), 0).unwrap();
+    /// # let ring = Ring::builder(InlineStorage::new([0u64; 8])).wait::<AsyncWait>().build().unwrap();
     /// # let mut reader = ring.reader().unwrap();
     /// # drop(total(&mut reader));
     /// ```
@@ -335,8 +332,7 @@ where
     ///     }
     ///     sum
     /// }
-    /// # let ring: Ring<_, SingleProducer, AsyncWait> =
-    /// #     Ring::starting_at(InlineStorage::new([0u64; 8]), 0).unwrap();
+    /// # let ring = Ring::builder(InlineStorage::new([0u64; 8])).wait::<AsyncWait>().build().unwrap();
     /// # let mut reader = ring.reader().unwrap();
     /// # drop(total(&mut reader));
     /// ```

@@ -9,10 +9,9 @@
 //! use core::task::{Context, Poll};
 //! use std::sync::Arc;
 //! use std::task::Wake;
-//! use spanring_core::{AsyncWait, InlineStorage, Ring, SingleProducer};
+//! use spanring_core::{AsyncWait, InlineStorage, Ring};
 //!
-//! let ring: Ring<_, SingleProducer, AsyncWait> =
-//!     Ring::starting_at(InlineStorage::new([0u32; 8]), 0).unwrap();
+//! let ring = Ring::builder(InlineStorage::new([0u32; 8])).wait::<AsyncWait>().build().unwrap();
 //! let mut writer = ring.writer().unwrap();
 //! let mut reader = ring.reader().unwrap();
 //! struct Nothing;

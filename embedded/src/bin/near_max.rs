@@ -96,10 +96,9 @@ fn run<P: Producer + Send + Sync + 'static>(
 }
 
 fn case() -> bool {
-    let sp = SpRing::starting_at(
-        SliceStorage::new(SP_MEMORY.init([0; 64])),
-        usize::MAX - BEFORE_WRAP,
-    );
+    let sp: Result<SpRing, _> = Ring::builder(SliceStorage::new(SP_MEMORY.init([0; 64])))
+        .start_at(usize::MAX - BEFORE_WRAP)
+        .build();
     let sp_ok = run("near_max_sp", SP_RING.init(sp.unwrap()));
     let mp = MpRing::new_multi_starting_at(
         SliceStorage::new(MP_MEMORY.init([0; MP_CAPACITY])),

@@ -79,6 +79,10 @@ impl PosterKind for SingleProducer {
         capacity: usize,
     ) -> Result<Arc<EventRing<Ctx, WORDS, Self>>, CapacityError> {
         let storage = HeapStorage::with_capacity(capacity).map_err(|_| CapacityError::Zero)?;
-        Ok(Arc::new(Ring::starting_at(storage, 0)?))
+        let ring = Ring::builder(storage)
+            .wait::<BlockingWait>()
+            .readers::<1>()
+            .build()?;
+        Ok(Arc::new(ring))
     }
 }

@@ -102,7 +102,8 @@ impl<S, P, W, const READERS: usize> Buffer<S, P, W, READERS> {
         self.retype()
     }
 
-    /// Starts the cursors at `cursor` instead of 0 (see [`Ring::starting_at`]); used to test the
+    /// Starts the cursors at `cursor` instead of 0 (see
+    /// [`RingBuilder::start_at`](spanring_core::RingBuilder::start_at)); used to test the
     /// `usize` wrap.
     pub fn start_at(mut self, cursor: usize) -> Self {
         self.start = cursor;
@@ -200,7 +201,11 @@ impl OwnedProducer for SingleProducer {
         storage: S,
         start: usize,
     ) -> Result<Ring<S, Self, W, READERS>, CapacityError> {
-        Ring::starting_at(storage, start)
+        Ring::builder(storage)
+            .wait::<W>()
+            .readers::<READERS>()
+            .start_at(start)
+            .build()
     }
 }
 
