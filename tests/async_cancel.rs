@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
-use async_support::tag;
+use async_support::{tag, InOrder};
 use spanring::std_ext::HeapStorage;
 use spanring::sync::AtomicUsize;
 use spanring::{
@@ -164,7 +164,7 @@ async fn select_against_timers() {
         .map(|(i, mut reader)| {
             tokio::spawn(async move {
                 let mut rng = Rng(0x9e37_79b9_7f4a_7c15 + i as u64);
-                let mut next = [0u64; PRODUCERS];
+                let mut check = InOrder::new(PRODUCERS);
                 let mut cancelled = 0u64;
                 loop {
                     let max = 1 + rng.below(6) as usize;
@@ -172,9 +172,7 @@ async fn select_against_timers() {
                     let outcome = tokio::select! {
                         r = reader.read_async(max) => Some(r.map(|items| {
                             for &item in items.iter() {
-                                let p = (item >> 40) as usize;
-                                assert_eq!(item & ((1 << 40) - 1), next[p], "producer {p}");
-                                next[p] += 1;
+                                check.see(item);
                             }
                         })),
                         () = timer => None,
@@ -186,7 +184,7 @@ async fn select_against_timers() {
                         None => cancelled += 1,
                     }
                 }
-                assert_eq!(next, [ITEMS; PRODUCERS]);
+                assert_eq!(check.finish(ITEMS), ITEMS * PRODUCERS as u64);
                 cancelled
             })
         })

@@ -182,10 +182,10 @@ pub async fn yield_now() {
 use spanring::{Producer, ReadError, Reader, Ring, Storage, WakerRegistry, Writer};
 use std::ops::Deref;
 
-/// Items are `producer << 40 | counter` (as in the threaded harness, tests/common).
-pub fn tag(producer: usize, counter: u64) -> u64 {
-    ((producer as u64) << 40) | counter
-}
+// The tags and the per-reader check of the threaded harness (tests/common).
+#[path = "../support/tagged.rs"]
+mod tagged;
+pub use tagged::{tag, InOrder};
 
 /// Writes `items` tagged items from producer `id` in spans of `chunk` through `reserve_async`.
 pub async fn produce<R, S, P, W, const N: usize>(
@@ -210,8 +210,8 @@ pub async fn produce<R, S, P, W, const N: usize>(
     }
 }
 
-/// Reads through `read_async` until the ring closes; checks that every producer's items
-/// arrive exactly once and in order. Returns the number of items seen.
+/// Reads through `read_async` until the ring closes; checks ([`InOrder`]) that every
+/// producer's items arrive exactly once and in order. Returns the number of items seen.
 pub async fn consume<R, S, P, W, const N: usize>(
     reader: &mut Reader<R>,
     producers: usize,
@@ -224,8 +224,7 @@ where
     P: Producer,
     W: WakerRegistry,
 {
-    let mut next = vec![0u64; producers];
-    let mut seen = 0u64;
+    let mut check = InOrder::new(producers);
     loop {
         let span = match reader.read_async(chunk).await {
             Ok(span) => span,
@@ -238,19 +237,8 @@ where
             span.len()
         );
         for &item in span.iter() {
-            let producer = (item >> 40) as usize;
-            let counter = item & ((1 << 40) - 1);
-            assert!(producer < producers, "garbage item {item:#x}");
-            assert_eq!(
-                counter, next[producer],
-                "producer {producer}: lost, repeated or reordered item"
-            );
-            next[producer] += 1;
-            seen += 1;
+            check.see(item);
         }
     }
-    for (p, &n) in next.iter().enumerate() {
-        assert_eq!(n, items, "producer {p}: reader saw {n} of {items} items");
-    }
-    seen
+    check.finish(items)
 }

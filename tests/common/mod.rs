@@ -2,7 +2,8 @@
 //! (producer id, per-producer counter) through spans of `chunk` slots; C broadcast readers each
 //! check that they receive every item exactly once, in per-producer order, and never a slot
 //! that was not published (slots start as `UNWRITTEN`, which no producer ever writes, and a
-//! stale slot would repeat or skip a counter).
+//! stale slot would repeat or skip a counter). The tags and the check are `tests/support/
+//! tagged.rs`, shared with the async harness.
 
 #![allow(dead_code)]
 
@@ -11,13 +12,9 @@ use std::time::{Duration, Instant};
 
 use spanring::{ReadError, ReadHandle, WriteHandle};
 
-/// A value no producer writes: seeing it means an unpublished slot was exposed.
-pub const UNWRITTEN: u64 = u64::MAX;
-
-/// Items are `producer << 40 | counter`.
-pub fn tag(producer: usize, counter: u64) -> u64 {
-    ((producer as u64) << 40) | counter
-}
+#[path = "../support/tagged.rs"]
+mod tagged;
+pub use tagged::{tag, InOrder, UNWRITTEN};
 
 /// Items per producer for a run: small by default, `SPANRING_SOAK=<items>` scales up (the soak
 /// is run by hand: `SPANRING_SOAK=100000000 cargo test --release --test stress`).
@@ -91,22 +88,12 @@ pub fn consume(
     chunk: usize,
     progress: &AtomicU64,
 ) -> u64 {
-    let mut next = vec![0u64; producers];
-    let mut seen = 0u64;
+    let mut check = InOrder::new(producers);
     loop {
         let shown = reader.read_with(chunk, |a, b| {
             assert!(a.len() + b.len() <= chunk, "read returned more than asked");
             for &item in a.iter().chain(b) {
-                assert_ne!(item, UNWRITTEN, "an unpublished slot was exposed");
-                let producer = (item >> 40) as usize;
-                let counter = item & ((1 << 40) - 1);
-                assert!(producer < producers, "garbage item {item:#x}");
-                assert_eq!(
-                    counter, next[producer],
-                    "producer {producer}: lost, repeated or reordered item"
-                );
-                next[producer] += 1;
-                seen += 1;
+                check.see(item);
             }
             a.len() + b.len()
         });
@@ -117,10 +104,7 @@ pub fn consume(
         }
         progress.fetch_add(1, Ordering::Relaxed);
     }
-    for (p, &n) in next.iter().enumerate() {
-        assert_eq!(n, items, "producer {p}: reader saw {n} of {items} items");
-    }
-    seen
+    check.finish(items)
 }
 
 /// Runs P producers and C consumers over `ring`; every reader attaches before any item is
