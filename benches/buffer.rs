@@ -41,12 +41,10 @@ use std::time::{Duration, Instant};
 
 use spanring::std_ext::{BlockingWait, DoubleMapped, HeapStorage, YieldWait};
 use spanring::sync::AtomicUsize;
-use spanring::{
-    multi_words, Backoff, BusySpin, MultiProducer, Producer, Ring, Storage, WaitStrategy,
-};
+use spanring::{multi_words, Backoff, BusySpin, MultiProducer, Ring, Storage, WaitStrategy};
 
 use report::Row;
-use ring_runs::{gr4_capacity, Scenario, Touch};
+use ring_runs::{gr4_capacity, MoreWriters, Scenario, Touch};
 use stats::{si, Rep, Stats};
 
 /// Run parameters from the command line and environment.
@@ -144,7 +142,7 @@ fn bits(capacity: usize) -> Vec<AtomicUsize> {
 fn measure<S, P, W>(reps: usize, make: &dyn Fn() -> Ring<S, P, W, 4>, sc: &Scenario) -> Stats
 where
     S: Storage<Item = u64>,
-    P: Producer,
+    P: MoreWriters,
     W: WaitStrategy,
     Ring<S, P, W, 4>: Sync,
 {

@@ -55,8 +55,8 @@ fn multi<S: Storage<Item = u64> + Sync>(make: impl Fn() -> S) {
                         Ring::new_multi_starting_at(storage, &bits[..], start).unwrap();
                     let readers: Vec<Reader<_>> =
                         (0..consumers).map(|_| ring.reader().unwrap()).collect();
-                    let writers: Vec<Writer<_>> =
-                        (0..producers).map(|_| ring.writer().unwrap()).collect();
+                    // The first writer and clones of it.
+                    let writers: Vec<Writer<_>> = vec![ring.writer().unwrap(); producers];
                     common::run_with(
                         &ring,
                         writers,
@@ -132,7 +132,7 @@ fn multi_producer_partial_publish() {
             let ring: MpRing<_> =
                 Ring::new_multi_starting_at(storage, &bits[..], usize::MAX - 100).unwrap();
             let readers: Vec<Reader<_>> = (0..2).map(|_| ring.reader().unwrap()).collect();
-            let writers: Vec<Writer<_>> = (0..producers).map(|_| ring.writer().unwrap()).collect();
+            let writers: Vec<Writer<_>> = vec![ring.writer().unwrap(); producers];
             common::run_with(
                 &ring,
                 writers,

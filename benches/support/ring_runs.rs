@@ -16,7 +16,10 @@ use std::sync::Barrier;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use spanring::{Producer, ReadError, Reader, Ring, Storage, WaitStrategy, Writer};
+use spanring::sync::AtomicUsize;
+use spanring::{
+    MultiProducer, Producer, ReadError, Reader, Ring, SingleProducer, Storage, WaitStrategy, Writer,
+};
 
 use super::check::{item, Checker};
 use super::stats::Rep;
@@ -72,11 +75,37 @@ pub fn gr4_capacity(chunk: usize, consumers: usize) -> usize {
     chunk.max(4096) * consumers * 10
 }
 
+/// How a repetition gets more than one writer: a multi-producer ring hands out only its first
+/// writer through `Writer::attach`, the others are clones of it; a single-producer ring has
+/// no other.
+pub trait MoreWriters: Producer + Sized {
+    /// Another writer of `first`'s ring, if this claim mode has one.
+    fn another<'r, S: Storage, W: WaitStrategy>(
+        first: &Writer<&'r Ring<S, Self, W, 4>>,
+    ) -> Option<Writer<&'r Ring<S, Self, W, 4>>>;
+}
+
+impl MoreWriters for SingleProducer {
+    fn another<'r, S: Storage, W: WaitStrategy>(
+        _: &Writer<&'r Ring<S, Self, W, 4>>,
+    ) -> Option<Writer<&'r Ring<S, Self, W, 4>>> {
+        None
+    }
+}
+
+impl<B: AsRef<[AtomicUsize]>> MoreWriters for MultiProducer<B> {
+    fn another<'r, S: Storage, W: WaitStrategy>(
+        first: &Writer<&'r Ring<S, Self, W, 4>>,
+    ) -> Option<Writer<&'r Ring<S, Self, W, 4>>> {
+        Some(first.clone())
+    }
+}
+
 /// Runs one repetition on the ring `make()` builds (built before the clock starts).
 pub fn run_rep<S, P, W>(make: &dyn Fn() -> Ring<S, P, W, 4>, sc: &Scenario) -> Rep
 where
     S: Storage<Item = u64>,
-    P: Producer,
+    P: MoreWriters,
     W: WaitStrategy,
     Ring<S, P, W, 4>: Sync,
 {
@@ -87,10 +116,13 @@ where
     let done = AtomicBool::new(false);
     let timed_out = AtomicBool::new(false);
     // Attach everyone before any thread runs: readers must see item 0, and every writer must
-    // exist before one drops (the last drop closes the ring).
-    let writers: Vec<_> = (0..sc.producers)
-        .map(|_| Writer::attach(&ring).expect("writer"))
-        .collect();
+    // exist before one drops (the last drop closes the ring). More writers are clones of the
+    // first (the ring hands out only that one).
+    let mut writers = vec![Writer::attach(&ring).expect("writer")];
+    for _ in 1..sc.producers {
+        let another = P::another(&writers[0]).expect("a single-producer ring has one writer");
+        writers.push(another);
+    }
     let readers: Vec<_> = (0..sc.consumers)
         .map(|_| Reader::attach(&ring).expect("reader"))
         .collect();

@@ -29,7 +29,8 @@ use crate::{BusySpin, Layout, Ring, Storage, WaitStrategy};
 ///     .start_at(usize::MAX - 10) // e.g. to test the cursor wrap-around
 ///     .build()
 ///     .unwrap();
-/// let (mut a, mut b) = (ring.writer().unwrap(), ring.writer().unwrap()); // any number
+/// let mut a = ring.writer().unwrap();
+/// let mut b = a.clone(); // any number of writers: clones of the first
 /// let mut r = ring.reader().unwrap();
 /// a.try_reserve(1).unwrap()[0] = 1;
 /// b.try_reserve(1).unwrap()[0] = 2;
@@ -180,7 +181,8 @@ impl<S: Storage, P: BuildProducer, W: WaitStrategy, const READERS: usize>
 }
 
 impl<S: Storage, W: WaitStrategy, const READERS: usize> RingBuilder<S, SingleProducer, W, READERS> {
-    /// Any number of writers ([`MultiProducer`]), publishing through `words`: one record word
+    /// Any number of writers ([`MultiProducer`]: the first from `ring.writer()`, the rest
+    /// cloned from it), publishing through `words`: one record word
     /// a slot, [`multi_words`](crate::multi_words)`(capacity)` in all (any initial value; the
     /// ring zeroes them) — a borrowed slice, an array, or a boxed slice.
     ///
@@ -190,7 +192,8 @@ impl<S: Storage, W: WaitStrategy, const READERS: usize> RingBuilder<S, SinglePro
     /// let mut memory = [0u8; 4];
     /// let words: [AtomicUsize; 4] = Default::default();
     /// let ring = Ring::builder(SliceStorage::new(&mut memory)).multi_producer(words).build().unwrap();
-    /// let (_a, _b) = (ring.writer().unwrap(), ring.writer().unwrap());
+    /// let a = ring.writer().unwrap();
+    /// let _b = a.clone();
     /// ```
     pub fn multi_producer<B: AsRef<[AtomicUsize]>>(
         self,

@@ -140,8 +140,9 @@ pub trait Producer: sealed::Sealed {
     type Multi: MultiClaim;
     #[doc(hidden)]
     fn multi(&self) -> Option<&Self::Multi>;
+    /// Counts a new writer in the ring's writers word, if this claim mode hands one out now.
     #[doc(hidden)]
-    fn take_writer(&self) -> bool;
+    fn take_writer(&self, writers: &AtomicUsize) -> bool;
 }
 
 /// The multi-producer half of the protocol (internal; public only because it appears in the
@@ -202,9 +203,16 @@ impl Producer for SingleProducer {
     fn multi(&self) -> Option<&NoMulti> {
         None
     }
-    fn take_writer(&self) -> bool {
+    fn take_writer(&self, writers: &AtomicUsize) -> bool {
         // Relaxed: only the exclusive flag matters; handing out the writer publishes nothing.
-        !self.taken.swap(true, Ordering::Relaxed)
+        if self.taken.swap(true, Ordering::Relaxed) {
+            return false;
+        }
+        // Acquire: if `close` already did its RMW on the count, we read it and so see
+        // `closed` (our claims fail); otherwise `close` counts us and leaves sealing to us.
+        // Closing on the last drop uses AcqRel.
+        writers.fetch_add(1, Ordering::Acquire);
+        true
     }
 }
 
@@ -228,7 +236,8 @@ impl MultiClaim for NoMulti {
     }
 }
 
-/// Any number of writers (the handle is `Clone`), claiming ranges with a CAS and publishing out
+/// Any number of writers (the first from `ring.writer()`, the rest cloned from it), claiming
+/// ranges with a CAS (a plain store while one writer is alone) and publishing out
 /// of order through one record word a slot (module docs), stored in `B`: an inline
 /// `[AtomicUsize; C]` (C = [`multi_words`](crate::multi_words)`(capacity)` = capacity), a boxed
 /// slice, or borrowed `&[AtomicUsize]`. The words need no particular initial value: the ring
@@ -241,7 +250,8 @@ impl MultiClaim for NoMulti {
 /// let words: [AtomicUsize; spanring_core::multi_words(100)] =
 ///     core::array::from_fn(|_| AtomicUsize::new(0)); // one word a slot
 /// let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
-/// let (a, b) = (ring.writer().unwrap(), ring.writer().unwrap());
+/// let a = ring.writer().unwrap();
+/// let b = a.clone(); // more writers are clones of the first
 /// # drop((a, b));
 /// ```
 #[derive(Debug)]
@@ -364,8 +374,8 @@ impl<B: AsRef<[AtomicUsize]>> Producer for MultiProducer<B> {
     fn multi(&self) -> Option<&Self> {
         Some(self)
     }
-    fn take_writer(&self) -> bool {
-        true
+    fn take_writer(&self, writers: &AtomicUsize) -> bool {
+        crate::writers::attach_first(writers)
     }
 }
 
@@ -451,11 +461,4 @@ pub struct SpLocal {
     /// Slots after `claim` that no reader can still need: `capacity` minus the distance from
     /// a known lower bound of every reader cursor. Only ever an under-estimate.
     pub(crate) free: usize,
-}
-
-/// Single-owner reference count of writer handles (multi-producer rings count clones so the
-/// ring closes when the last one is dropped).
-pub(crate) fn last_writer_gone(writers: &AtomicUsize) -> bool {
-    // AcqRel: the last decrement must see every other writer's publications before closing.
-    writers.fetch_sub(1, Ordering::AcqRel) == 1
 }

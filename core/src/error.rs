@@ -324,7 +324,9 @@ pub enum AttachError {
         /// The registry's capacity (the ring's `READERS` parameter).
         max: usize,
     },
-    /// A single-producer ring has exactly one writer, and it was already taken.
+    /// A writer is attached already: a single-producer ring has exactly one writer, and a
+    /// multi-producer ring hands out only its first writer (more come from `Writer::clone`, so
+    /// a writer that is alone can claim without a CAS).
     WriterTaken,
 }
 
@@ -332,7 +334,7 @@ impl fmt::Display for AttachError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::TooManyReaders { max } => write!(f, "all {max} reader slots are taken"),
-            Self::WriterTaken => f.write_str("the single-producer writer was already taken"),
+            Self::WriterTaken => f.write_str("a writer is attached already (clone it for another)"),
         }
     }
 }

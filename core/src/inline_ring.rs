@@ -91,9 +91,9 @@ impl<T, W: WaitStrategy, const N: usize, const READERS: usize>
     ///     Ring::new_inline_multi([0; 4096], Backoff::new(), Backoff::new());
     ///
     /// let mut r = EVENTS.reader().unwrap();
-    /// // Any number of writers; all attached before any is dropped (the last writer to go
-    /// // closes the ring).
-    /// let writers: Vec<_> = (0..2).map(|_| EVENTS.writer().unwrap()).collect();
+    /// // Any number of writers: the first attached, the rest cloned from it (the last writer
+    /// // to go closes the ring).
+    /// let writers = vec![EVENTS.writer().unwrap(); 2];
     /// std::thread::scope(|s| {
     ///     for (t, mut w) in (0u32..).zip(writers) {
     ///         s.spawn(move || w.reserve(1).unwrap()[0] = t);
@@ -144,7 +144,8 @@ mod tests {
         let ring: Ring<InlineStorage<u32, 5>, MultiProducer<[AtomicUsize; 5]>, BusySpin, 2> =
             Ring::new_inline_multi([0; 5], BusySpin, BusySpin);
         let mut r = ring.reader().unwrap();
-        let (mut a, mut b) = (ring.writer().unwrap(), ring.writer().unwrap());
+        let mut a = ring.writer().unwrap();
+        let mut b = a.clone();
         for lap in 0..7u32 {
             let mut first = a.try_reserve(2).unwrap();
             let mut second = b.try_reserve(3).unwrap();

@@ -26,8 +26,9 @@
 //!   handler), [`Writer::reserve`] waits through the ring's [`WaitStrategy`]. A [`WriteSpan`]
 //!   gives `&mut` access to exactly the reserved slots and *publishes* them when dropped, or
 //!   only a prefix with [`WriteSpan::publish`]. [`SingleProducer`] rings (the default) have one
-//!   unique writer and no CAS; [`MultiProducer`] rings let any number of writers claim ranges
-//!   with a CAS and publish out of order through an [`AtomicBitset`]. One item at a time:
+//!   unique writer and no CAS; [`MultiProducer`] rings let any number of writers (the first
+//!   attached, the rest cloned from it) claim ranges with a CAS (a plain store while a writer
+//!   is alone) and publish out of order through one record word a slot. One item at a time:
 //!   [`Writer::try_push`] / [`Writer::push`] and [`Reader::try_pop`] / [`Reader::pop`].
 //! - **Readers** are broadcast: each attached [`Reader`] sees every item published after it
 //!   attached, in order, at its own pace. A [`ReadSpan`] shows at most what is published and
@@ -71,7 +72,7 @@
 //! let bits: Vec<AtomicUsize> = (0..multi_words(1024)).map(|_| AtomicUsize::new(0)).collect();
 //! let ring = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
 //! let readers: Vec<_> = (0..2).map(|_| ring.reader().unwrap()).collect();
-//! let writers: Vec<_> = (0..2).map(|_| ring.writer().unwrap()).collect();
+//! let writers = vec![ring.writer().unwrap(); 2]; // the first writer and a clone
 //! std::thread::scope(|s| {
 //!     for (id, mut w) in writers.into_iter().enumerate() {
 //!         s.spawn(move || {
@@ -130,6 +131,7 @@ mod storage;
 mod wait;
 mod write_span;
 mod writer;
+mod writers;
 
 pub use builder::{BuildProducer, RingBuilder};
 pub use cache_padded::CachePadded;

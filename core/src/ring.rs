@@ -225,10 +225,14 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
     /// **Nothing claimed is lost.** A span reserved before the close stays valid and whatever
     /// it publishes is delivered: readers report `Closed` only once every span claimed before
     /// the close has been published or dropped.
-    /// - Multi-producer rings: exact and immediate. `close` orders itself against every claim
-    ///   through the claim cursor (an atomic read-modify-write on it); a claim that comes after
-    ///   fails (its slots are given back or skipped), one that came before is waited for by
-    ///   the readers, which compare their cursor with the claim cursor.
+    /// - Multi-producer rings with two or more writers: exact and immediate. `close` orders
+    ///   itself against every claim through the claim cursor (an atomic read-modify-write on
+    ///   it); a claim that comes after fails (its slots are given back or skipped), one that
+    ///   came before is waited for by the readers, which compare their cursor with the claim
+    ///   cursor.
+    /// - A multi-producer ring with one writer claims without an atomic read-modify-write (see
+    ///   [`Writer::attach`](crate::Writer::attach)), so it completes like a single-producer
+    ///   ring: when that writer next publishes, reserves, clones or drops.
     /// - Single-producer rings: the one writer's span is private (claiming it touches no shared
     ///   memory, which is what makes the single-producer path fast), so only the writer can
     ///   tell that nothing is in flight. Readers report `Closed` once the writer has seen the
@@ -251,25 +255,37 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
     /// assert_eq!(writer.try_reserve(1).unwrap_err(), ReserveError::Closed);
     /// ```
     pub fn close(&self) {
-        // AcqRel: Release so that a writer that sees `true` through the RMWs below also sees
-        // everything before; the swap makes exactly one caller do the sealing work.
-        if !self.closed.swap(true, Ordering::AcqRel) {
-            let idle = match self.producer.multi() {
-                // Release RMW on the claim cursor, after the store above: a claim CAS that
-                // comes later in the cursor's modification order reads this RMW (or a later
-                // RMW of its release sequence) with Acquire, so its claimant sees `closed` and
-                // withdraws. Every claim before it is in the value readers compare against.
-                Some(m) => {
-                    m.claim().fetch_add(0, Ordering::Release);
-                    true
+        match self.producer.multi() {
+            Some(m) => {
+                // The CAS on the writers word decides the one closer, and whether the ring's
+                // only writer may be claiming with a plain store (then it seals, not us).
+                if let Some(deferred) = crate::writers::close_multi(&self.writers) {
+                    // Release: a claimant that acquires the RMW below sees this.
+                    self.closed.store(true, Ordering::Release);
+                    if !deferred {
+                        // Release RMW on the claim cursor, after the store above: a claim CAS
+                        // that comes later in the cursor's modification order reads this RMW
+                        // (or a later RMW of its release sequence) with Acquire, so its
+                        // claimant sees `closed` and withdraws. Every claim before it is in the
+                        // value readers compare against. (With the seal deferred, the one
+                        // writer seals after its last claim instead, and no RMW may race its
+                        // plain store.)
+                        m.claim().fetch_add(0, Ordering::Release);
+                        self.seal();
+                    }
                 }
+            }
+            None => {
+                // The swap (AcqRel: Release so that a writer that sees `true` through the RMW
+                // after it also sees everything before) makes exactly one caller seal. Then an
                 // AcqRel RMW on the writer count: a writer attaching later reads it (Acquire in
-                // `Writer::attach`) and so sees `closed`; a writer attached earlier is counted
-                // and will seal itself (it alone knows whether its span is in flight).
-                None => self.writers.fetch_add(0, Ordering::AcqRel) == 0,
-            };
-            if idle {
-                self.seal();
+                // `take_writer`) and so sees `closed`; a writer attached earlier is counted and
+                // will seal itself (it alone knows whether its span is in flight).
+                if !self.closed.swap(true, Ordering::AcqRel)
+                    && self.writers.fetch_add(0, Ordering::AcqRel) == 0
+                {
+                    self.seal();
+                }
             }
         }
         self.data.notify_all();
@@ -287,7 +303,8 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
         self.data.notify_all();
     }
 
-    /// Completes a [`close`](Self::close) of a single-producer ring on behalf of its writer,
+    /// Completes a [`close`](Self::close) whose seal waits for a writer (a single-producer
+    /// ring, or a multi-producer ring with one writer) on behalf of that writer,
     /// for a layer above the ring that tracks the writer itself (std-ext's dispatcher does,
     /// with a flag and a fence around each post). The caller guarantees that the writer holds
     /// no span now and that its next claim sees `closed`. Not unsafe (memory stays sound),
@@ -420,7 +437,7 @@ pub trait RingCore {
 impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring<S, P, W, N> {
     #[inline]
     fn writer_dropped(&self) {
-        if crate::claim::last_writer_gone(&self.writers) {
+        if crate::writers::last_writer_gone(&self.writers) {
             self.close();
             // No writer is left, so no span is in flight: the close is complete (a ring closed
             // earlier by someone else was waiting for this writer to notice).
@@ -468,7 +485,13 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
                     self.seal();
                 }
             }
-            Some(m) => m.publish(&self.layout, start, reserved, count),
+            Some(m) => {
+                m.publish(&self.layout, start, reserved, count);
+                // Relaxed: a hint, as above; the seal's Release orders our record before it.
+                if self.writers.load(Ordering::Relaxed) & crate::writers::SEAL_DEFERRED != 0 {
+                    self.seal();
+                }
+            }
         }
         self.data.notify_all();
     }

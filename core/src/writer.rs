@@ -7,6 +7,7 @@ use crate::claim::{MultiClaim, Producer, SpLocal};
 use crate::error::{AttachError, FillError, PushError, ReserveError};
 use crate::ring::RingCore;
 use crate::sync::Ordering;
+use crate::writers;
 use crate::{Ring, Storage, WaitStrategy, WaitTimeout, WriteSpan};
 
 /// Reserves spans of slots in a [`Ring`] and publishes them.
@@ -54,15 +55,24 @@ where
     ///
     /// # Errors
     ///
-    /// [`AttachError::WriterTaken`] if the ring is single-producer and its writer was taken.
+    /// [`AttachError::WriterTaken`] if a writer is attached: a single-producer ring has one
+    /// writer; a multi-producer ring hands out its first writer here and the rest through
+    /// `clone` (so that a writer that is alone claims without a CAS, see below).
+    ///
+    /// ```
+    /// use spanring_core::{multi_words, sync::AtomicUsize, AttachError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let words: [AtomicUsize; multi_words(4)] = Default::default();
+    /// let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    /// let first = ring.writer().unwrap();
+    /// assert_eq!(ring.writer().unwrap_err(), AttachError::WriterTaken);
+    /// let second = first.clone(); // more writers: clones
+    /// drop((first, second));
+    /// ```
     pub fn attach(ring: R) -> Result<Self, AttachError> {
-        if !ring.producer.take_writer() {
+        if !ring.producer.take_writer(&ring.writers) {
             return Err(AttachError::WriterTaken);
         }
-        // Acquire: if `close` already did its RMW on the count, we read it and so see
-        // `closed` (our claims fail); otherwise `close` counts us and leaves sealing to us.
-        // Closing on the last drop uses AcqRel.
-        ring.writers.fetch_add(1, Ordering::Acquire);
         // Acquire: the published cursor is where this writer's claims continue.
         let claim = ring.published.load(Ordering::Acquire);
         let used = ring
@@ -391,12 +401,7 @@ where
             });
         }
         if closed {
-            if !P::MULTI {
-                // The single writer has no span in flight (a live span borrows the writer),
-                // so the close is complete for readers.
-                ring.seal();
-            }
-            return Err(ReserveError::Closed);
+            return Err(Self::closed_for_claim(ring));
         }
         let layout = &ring.layout;
         match ring.producer.multi() {
@@ -410,59 +415,102 @@ where
                 }
                 Ok(local.claim)
             }
-            Some(m) => loop {
-                // The cached minimum first, then the claim: the minimum is ≤ the claim cursor at
-                // the time it was computed, so `used` is non-negative unless the claim we read
-                // is stale (then the CAS fails anyway). `used` can exceed the capacity when a
-                // writer stored an older (still valid, lower) minimum over a newer one: that
-                // only means "rescan", hence the saturating subtraction.
-                let mut min = ring.readers.cached_min();
-                // Relaxed: the CAS below validates the value; slot reuse is ordered by the
-                // Acquire loads of reader cursors (or of the cached minimum) instead.
-                let c = m.claim().load(Ordering::Relaxed);
-                let mut used = layout.distance(min, c);
+            Some(m) => {
+                // Acquire: a writer that left (AcqRel decrement) made its claims visible to
+                // our claim-cursor loads; see the writers module for the sole-writer claim.
+                let word = ring.writers.load(Ordering::Acquire);
+                if word & writers::CLOSED != 0 {
+                    return Err(Self::closed_for_claim(ring));
+                }
+                Self::claim_multi(ring, m, n, word == writers::SOLO)
+            }
+        }
+    }
+
+    /// The multi-producer claim: a CAS on the claim cursor, or a plain store when this writer
+    /// is the ring's only one (`solo`, see the writers module).
+    #[inline(always)]
+    fn claim_multi(
+        ring: &Ring<S, P, W, N>,
+        m: &P::Multi,
+        n: usize,
+        solo: bool,
+    ) -> Result<usize, ReserveError> {
+        let cap = ring.capacity();
+        let layout = &ring.layout;
+        loop {
+            // The cached minimum first, then the claim: the minimum is ≤ the claim cursor at
+            // the time it was computed, so `used` is non-negative unless the claim we read
+            // is stale (then the CAS fails anyway). `used` can exceed the capacity when a
+            // writer stored an older (still valid, lower) minimum over a newer one: that
+            // only means "rescan", hence the saturating subtraction.
+            let mut min = ring.readers.cached_min();
+            // Relaxed: the CAS below validates the value; slot reuse is ordered by the
+            // Acquire loads of reader cursors (or of the cached minimum) instead.
+            let c = m.claim().load(Ordering::Relaxed);
+            let mut used = layout.distance(min, c);
+            if used < 0 {
+                continue;
+            }
+            if cap.saturating_sub(used as usize) < n {
+                if let Some(fresh) = ring.refresh_min() {
+                    min = fresh;
+                }
+                used = layout.distance(min, c);
                 if used < 0 {
                     continue;
                 }
-                if cap.saturating_sub(used as usize) < n {
-                    if let Some(fresh) = ring.refresh_min() {
-                        min = fresh;
+                let free = cap.saturating_sub(used as usize);
+                if free < n {
+                    if m.claim().load(Ordering::Relaxed) != c {
+                        continue; // someone claimed or gave back meanwhile: recompute
                     }
-                    used = layout.distance(min, c);
-                    if used < 0 {
-                        continue;
-                    }
-                    let free = cap.saturating_sub(used as usize);
-                    if free < n {
-                        if m.claim().load(Ordering::Relaxed) != c {
-                            continue; // someone claimed or gave back meanwhile: recompute
-                        }
-                        return Err(ReserveError::Full { free });
-                    }
+                    return Err(ReserveError::Full { free });
                 }
-                // Acquire on success: if these slots were given back by a partial publish, the
-                // writes their previous claimant made happen before ours (pairs with the
-                // Release give-back CAS in `MultiProducer::publish`). Nothing is published by claiming.
-                // Acquire also pairs with the Release RMW of `Ring::close` on this cursor.
-                if m.claim()
-                    .compare_exchange_weak(
-                        c,
-                        layout.advance(c, n),
-                        Ordering::Acquire,
-                        Ordering::Relaxed,
-                    )
-                    .is_ok()
-                {
-                    // Relaxed: if our CAS came after the close's RMW in the cursor's order, the
-                    // Acquire above made `closed` visible; if it came before, the close counts
-                    // our claim and readers wait for it, so going on is right either way.
-                    if ring.closed.load(Ordering::Relaxed) {
-                        return Err(Self::withdraw(ring, c, n));
-                    }
-                    return Ok(c);
+            }
+            if solo {
+                // Relaxed: nothing else moves the claim cursor while we are the only writer
+                // (writers module); readers read it only after a seal, which is ordered
+                // after this store by the seal's Release. A close racing this claim
+                // deferred its seal to us, so the claim counts as before the close.
+                m.claim().store(layout.advance(c, n), Ordering::Relaxed);
+                return Ok(c);
+            }
+            // Acquire on success: if these slots were given back by a partial publish, the
+            // writes their previous claimant made happen before ours (pairs with the
+            // Release give-back CAS in `MultiProducer::publish`). Nothing is published by claiming.
+            // Acquire also pairs with the Release RMW of `Ring::close` on this cursor.
+            if m.claim()
+                .compare_exchange_weak(
+                    c,
+                    layout.advance(c, n),
+                    Ordering::Acquire,
+                    Ordering::Relaxed,
+                )
+                .is_ok()
+            {
+                // Relaxed: if our CAS came after the close's RMW in the cursor's order, the
+                // Acquire above made `closed` visible; if it came before, the close counts
+                // our claim and readers wait for it, so going on is right either way.
+                if ring.closed.load(Ordering::Relaxed) {
+                    return Err(Self::withdraw(ring, c, n));
                 }
-            },
+                return Ok(c);
+            }
         }
+    }
+
+    /// A claim found the ring closed. A single-producer writer, or the one writer a
+    /// multi-producer close deferred its seal to, has no span in flight now (a live span
+    /// borrows the writer), so the close is complete for readers: seal it.
+    #[cold]
+    #[inline(never)]
+    fn closed_for_claim(ring: &Ring<S, P, W, N>) -> ReserveError {
+        // Acquire: the close's CAS (Release) decided the flags we read.
+        if !P::MULTI || ring.writers.load(Ordering::Acquire) & writers::SEAL_DEFERRED != 0 {
+            ring.seal();
+        }
+        ReserveError::Closed
     }
 }
 
@@ -483,7 +531,7 @@ where
             m.publish(&ring.layout, start, n, 0);
         }
         ring.data.notify_all();
-        ReserveError::Closed
+        Self::closed_for_claim(ring)
     }
 }
 
@@ -496,9 +544,11 @@ where
 {
     /// Another writer of the same multi-producer ring.
     fn clone(&self) -> Self {
-        // Relaxed: a count only; a multi-producer close orders itself against claims through
-        // the claim cursor, not through this count.
-        self.ring.writers.fetch_add(1, Ordering::Relaxed);
+        // The owner holds no span now (`&self`), so a close that deferred its seal to it is
+        // complete: seal it before a second writer exists (writers module).
+        if writers::add_clone(&self.ring.writers) {
+            self.ring.seal();
+        }
         Self {
             ring: self.ring.clone(),
             local: self.local,
@@ -523,7 +573,7 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
     ///
     /// # Errors
     ///
-    /// [`AttachError::WriterTaken`] on a single-producer ring whose writer was already taken.
+    /// [`AttachError::WriterTaken`] if a writer is attached (see [`Writer::attach`]).
     pub fn writer(&self) -> Result<Writer<&Self>, AttachError> {
         Writer::attach(self)
     }

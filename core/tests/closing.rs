@@ -59,7 +59,7 @@ fn mp_span_claimed_before_close_is_delivered_later_claims_fail() {
         Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut a = ring.writer().unwrap();
-    let mut b_writer = ring.writer().unwrap();
+    let mut b_writer = a.clone();
     let mut first = a.try_reserve(2).unwrap();
     ring.close();
     assert_eq!(b_writer.try_reserve(1).unwrap_err(), ReserveError::Closed);
@@ -78,7 +78,7 @@ fn mp_partial_publish_behind_a_later_claim_across_close() {
         Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut a = ring.writer().unwrap();
-    let mut b_writer = ring.writer().unwrap();
+    let mut b_writer = a.clone();
     let mut first = a.try_reserve(3).unwrap();
     let mut second = b_writer.try_reserve(1).unwrap();
     ring.close();
@@ -145,8 +145,8 @@ fn threaded_close_loses_nothing() {
         let ring: Ring<_, MultiProducer<_>> =
             Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
         let mut reader = ring.reader().unwrap();
-        let writers: Vec<_> = (0..3).map(|_| ring.writer().unwrap()).collect();
         let spare = ring.writer().unwrap(); // only the explicit close ends the stream
+        let writers: Vec<_> = (0..3).map(|_| spare.clone()).collect();
         let (sent, got) = std::thread::scope(|s| {
             let handles: Vec<_> = writers
                 .into_iter()

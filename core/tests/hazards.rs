@@ -23,7 +23,7 @@ fn stalled_claimer_blocks_nobody_else() {
     let ring: Mp = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut stalled = ring.writer().unwrap();
-    let mut other = ring.writer().unwrap();
+    let mut other = stalled.clone();
 
     let mut parked = stalled.try_reserve(2).unwrap(); // claimed, never finished (yet)
     parked.copy_from_slice(&[1, 2]);
@@ -58,7 +58,7 @@ fn partial_publish_behind_a_later_claim_does_not_hang() {
     let ring: Mp = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut a = ring.writer().unwrap();
-    let mut b = ring.writer().unwrap();
+    let mut b = a.clone();
 
     let mut first = a.try_reserve(4).unwrap();
     first.copy_from_slice(&[1, 2, 666, 666]); // the tail is never published

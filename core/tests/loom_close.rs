@@ -53,7 +53,9 @@ impl_drain_all!(Mp<4>);
 
 /// Multi-producer: two writers reserve one slot each (one publishes only part of a two-slot
 /// span, so give-back and skip both race the close) while a third thread closes. A spare
-/// writer handle stays alive in the main thread, so only the explicit close ends the stream.
+/// writer handle stays alive until the closer drops it right after closing, so the
+/// producers' drops never close the ring before the explicit close (if the close found only
+/// the spare left, it deferred its seal to it, and the drop seals).
 #[test]
 fn mp_close_races_claims_and_partial_publish() {
     loom::model(|| {
@@ -81,7 +83,10 @@ fn mp_close_races_claims_and_partial_publish() {
             .collect();
         let closer = {
             let ring = ring.clone();
-            thread::spawn(move || ring.close())
+            thread::spawn(move || {
+                ring.close();
+                drop(spare);
+            })
         };
         let got = reader.drain_all();
         let mut sent: Vec<usize> = producers
@@ -93,7 +98,6 @@ fn mp_close_races_claims_and_partial_publish() {
         got_sorted.sort_unstable();
         sent.sort_unstable();
         assert_eq!(got_sorted, sent, "reader saw {got:?}");
-        drop(spare);
     });
 }
 
@@ -109,7 +113,7 @@ fn sp_close_races_the_writers_span() {
                 .build()
                 .unwrap(),
         );
-        let mut reader = Reader::attach(ring.clone()).unwrap();
+        let reader = Reader::attach(ring.clone()).unwrap();
         let mut w = Writer::attach(ring.clone()).unwrap();
         let producer = thread::spawn(move || {
             let sent = match w.try_reserve(1) {
@@ -137,5 +141,71 @@ fn sp_close_races_the_writers_span() {
         let got = consumer.join().unwrap();
         assert_eq!(got, sent.into_iter().collect::<Vec<_>>());
         drop(w);
+    });
+}
+
+/// Multi-producer ring with one writer, which therefore claims with a plain store (no RMW a
+/// close could order itself against): it reserves and publishes twice while another thread
+/// closes. The close must defer its seal to the writer, so the reader reports `Closed` only
+/// after every span whose reserve succeeded. Fails if `close` seals at once with one writer:
+/// the reader can then read the claim cursor before the writer's store and stop early.
+#[test]
+fn sole_writer_claim_races_close() {
+    loom::model(|| {
+        let ring = mp::<4>();
+        let reader = Reader::attach(ring.clone()).unwrap();
+        let mut w = Writer::attach(ring.clone()).unwrap();
+        let producer = thread::spawn(move || {
+            let mut sent = Vec::new();
+            for value in [10, 11] {
+                match w.try_reserve(1) {
+                    Ok(mut span) => {
+                        span[0] = value;
+                        sent.push(value);
+                    }
+                    Err(spanring_core::ReserveError::Closed) => break,
+                    Err(e) => panic!("unexpected {e}"),
+                }
+            }
+            sent // dropping the writer seals a close that waited for it
+        });
+        let closer = {
+            let ring = ring.clone();
+            thread::spawn(move || ring.close())
+        };
+        let consumer = thread::spawn(move || {
+            let mut reader = reader;
+            reader.drain_all()
+        });
+        let sent = producer.join().unwrap();
+        closer.join().unwrap();
+        let got = consumer.join().unwrap();
+        assert_eq!(got, sent);
+    });
+}
+
+/// A clone claims, publishes and is dropped in another thread while the first writer claims
+/// twice: a claim of the first writer that comes after the clone's drop finds itself alone and
+/// claims with a plain store, which must start after the clone's claim (the drop's `AcqRel`
+/// decrement and the sole writer's `Acquire` load of the writers word). Every value arrives
+/// exactly once; an overlapping claim would lose one.
+#[test]
+fn clone_claim_drop_then_sole_claim() {
+    loom::model(|| {
+        let ring = mp::<4>();
+        let mut reader = Reader::attach(ring.clone()).unwrap();
+        let mut a = Writer::attach(ring.clone()).unwrap();
+        let mut b = a.clone();
+        let other = thread::spawn(move || {
+            b.try_reserve(1).unwrap()[0] = 20;
+            drop(b);
+        });
+        a.try_reserve(1).unwrap()[0] = 10;
+        a.try_reserve(1).unwrap()[0] = 11;
+        other.join().unwrap();
+        drop(a); // the last writer closes the ring
+        let mut got = reader.drain_all();
+        got.sort_unstable();
+        assert_eq!(got, [10, 11, 20]);
     });
 }

@@ -277,9 +277,7 @@ fn two_writers_no_reader() {
     loom::model(|| {
         let ring = ring::<2, 1>(0, usize::BITS);
         // Attached up front: the first writer to finish must not close the ring.
-        let handles: Vec<_> = (0..2)
-            .map(|_| Writer::attach(ring.clone()).unwrap())
-            .collect();
+        let handles = vec![Writer::attach(ring.clone()).unwrap(); 2];
         let writers: Vec<_> = handles
             .into_iter()
             .enumerate()

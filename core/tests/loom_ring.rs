@@ -63,9 +63,7 @@ fn two_producers_out_of_order<const C: usize, const W: usize>(start: usize) {
         let ring = mp::<C, W>(start);
         let mut reader = spanring_core::Reader::attach(ring.clone()).unwrap();
         // Writers attach up front: dropping the last writer closes the ring.
-        let writers: Vec<_> = (0..2)
-            .map(|_| spanring_core::Writer::attach(ring.clone()).unwrap())
-            .collect();
+        let writers = vec![spanring_core::Writer::attach(ring.clone()).unwrap(); 2];
         let producers: Vec<_> = writers
             .into_iter()
             .enumerate()
@@ -112,9 +110,7 @@ fn two_producers_concurrent_reader() {
     loom::model(|| {
         let ring = mp::<2, 2>(0);
         let mut reader = spanring_core::Reader::attach(ring.clone()).unwrap();
-        let writers: Vec<_> = (0..2)
-            .map(|_| spanring_core::Writer::attach(ring.clone()).unwrap())
-            .collect();
+        let writers = vec![spanring_core::Writer::attach(ring.clone()).unwrap(); 2];
         let producers: Vec<_> = writers
             .into_iter()
             .enumerate()

@@ -5,7 +5,8 @@
 use proptest::prelude::*;
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{
-    multi_words, AttachError, ReadError, Reader, ReserveError, Ring, SliceStorage, Writer,
+    multi_words, AttachError, MultiProducer, Producer, ReadError, Reader, ReserveError, Ring,
+    SingleProducer, SliceStorage, Writer,
 };
 
 const READERS: usize = 4; // the ring's default reader capacity
@@ -72,18 +73,37 @@ impl Model {
     }
 }
 
+type ModelWriter<'r, 'm, P> = Writer<&'r Ring<SliceStorage<'m, u64>, P>>;
+
+/// How `run` gets its second writer: a multi-producer ring hands out only its first writer
+/// through `ring.writer()`, the others are clones of it; a single-producer ring has none.
+trait SecondWriter: Producer + Sized {
+    fn second<'r, 'm>(first: &ModelWriter<'r, 'm, Self>) -> Option<ModelWriter<'r, 'm, Self>>;
+}
+
+impl SecondWriter for SingleProducer {
+    fn second<'r, 'm>(_: &ModelWriter<'r, 'm, Self>) -> Option<ModelWriter<'r, 'm, Self>> {
+        None
+    }
+}
+
+impl<B: AsRef<[AtomicUsize]>> SecondWriter for MultiProducer<B> {
+    fn second<'r, 'm>(first: &ModelWriter<'r, 'm, Self>) -> Option<ModelWriter<'r, 'm, Self>> {
+        Some(first.clone())
+    }
+}
+
 fn run<P, F>(capacity: usize, start: usize, ops: &[Op], make: F)
 where
-    P: spanring_core::Producer,
+    P: SecondWriter,
     F: for<'m> FnOnce(&'m mut [u64]) -> Ring<SliceStorage<'m, u64>, P>,
 {
     let mut memory = vec![0u64; capacity];
     let ring = make(&mut memory);
     let _ = start;
-    let mut writers: Vec<Writer<&Ring<SliceStorage<u64>, P>>> = vec![ring.writer().unwrap()];
-    if P::MULTI {
-        writers.push(ring.writer().unwrap());
-    }
+    let mut writers: Vec<ModelWriter<'_, '_, P>> = vec![ring.writer().unwrap()];
+    writers.extend(P::second(&writers[0]));
+    assert_eq!(writers.len(), if P::MULTI { 2 } else { 1 });
     type Handle<'r, 'm, P> = Reader<&'r Ring<SliceStorage<'m, u64>, P>>;
     let mut readers: Vec<Option<Handle<'_, '_, P>>> = (0..READERS).map(|_| None).collect();
     let mut model = Model {

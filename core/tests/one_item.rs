@@ -59,7 +59,7 @@ fn mp_push_pop_in_order() {
     let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
     let mut r = ring.reader().unwrap();
     let mut w1 = ring.writer().unwrap();
-    let mut w2 = ring.writer().unwrap();
+    let mut w2 = w1.clone();
     for i in 0..10u32 {
         w1.try_push(2 * i).unwrap();
         w2.push(2 * i + 1).unwrap();

@@ -124,7 +124,7 @@ fn mp_push_and_pop_async() {
         Ring::new_multi_starting_at(SliceStorage::new(&mut memory), &bits[..], 0).unwrap();
     let mut r = ring.reader().unwrap();
     let mut a = ring.writer().unwrap();
-    let mut b = ring.writer().unwrap();
+    let mut b = a.clone();
     let (_count, waker) = waker();
     let mut cx = Context::from_waker(&waker);
     assert_eq!(pin!(a.push_async(1)).poll(&mut cx), Poll::Ready(Ok(())));

@@ -64,9 +64,9 @@ fn the_only_reader_takes_items_written_by_other_threads() {
     let mut reader = ring.reader().unwrap();
 
     let mut taken: Vec<String> = Vec::new();
+    let writers = vec![ring.writer().unwrap(); WRITERS]; // the first writer and clones
     thread::scope(|s| {
-        for w in 0..WRITERS {
-            let mut writer = ring.writer().unwrap();
+        for (w, mut writer) in writers.into_iter().enumerate() {
             s.spawn(move || {
                 for i in 0..PER_WRITER {
                     writer.reserve(1).unwrap()[0] = Some(format!("{w}:{i}"));

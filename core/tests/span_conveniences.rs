@@ -43,7 +43,7 @@ fn mp_read_all_returns_every_record() {
     let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
     let mut r = ring.reader().unwrap();
     let mut w1 = ring.writer().unwrap();
-    let mut w2 = ring.writer().unwrap();
+    let mut w2 = w1.clone();
     w1.try_reserve(2).unwrap().copy_from_slice(&[1, 2]);
     w2.try_reserve(3).unwrap().copy_from_slice(&[3, 4, 5]);
     w1.try_push(6).unwrap();

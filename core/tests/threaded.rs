@@ -93,7 +93,7 @@ fn multi_producer_two_writers_two_readers() {
         Ring::new_multi_starting_at(SliceStorage::new(&mut memory), &bits[..], usize::MAX - 20)
             .unwrap();
     let readers: Vec<_> = (0..2).map(|_| ring.reader().unwrap()).collect();
-    let writers: Vec<_> = (0..2).map(|_| ring.writer().unwrap()).collect();
+    let writers = vec![ring.writer().unwrap(); 2]; // the first writer and a clone
     std::thread::scope(|s| {
         for mut r in readers {
             s.spawn(move || read_all(&mut r, 2));

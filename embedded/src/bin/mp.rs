@@ -31,7 +31,7 @@ fn case() -> bool {
     let ring: &'static MpRing = RING.init(ring);
     let mut reader = ring.reader().unwrap();
     let mut irq_writer = ring.writer().unwrap();
-    let mut main_writer = ring.writer().unwrap();
+    let mut main_writer = irq_writer.clone(); // more writers are clones of the first
     let mut seq = 0u32;
     irq::on_tick(move || {
         if seq == ITEMS {

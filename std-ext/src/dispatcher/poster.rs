@@ -30,8 +30,8 @@ use super::post_gate::PostGate;
 /// Dropping the last `Poster` closes the dispatcher: the worker runs what was posted and exits.
 pub struct Poster<Ctx: 'static, const WORDS: usize = 4, P: PosterKind = Multi> {
     pub(crate) writer: Writer<Arc<EventRing<Ctx, WORDS, P>>>,
-    /// Shared with the dispatcher: lets `shutdown` of a single-producer dispatcher finish
-    /// without waiting for an idle poster (see `post_gate.rs`).
+    /// Shared with the dispatcher: lets `shutdown` finish without waiting for an idle poster
+    /// (see `post_gate.rs`).
     pub(crate) gate: Arc<PostGate>,
 }
 

@@ -112,8 +112,9 @@ impl<S, P, W, const READERS: usize> Buffer<S, P, W, READERS> {
 }
 
 impl<S, W, const READERS: usize> Buffer<S, SingleProducer, W, READERS> {
-    /// Allows any number of writers (the [`OwnedWriter`] becomes `Clone`); costs a CAS per
-    /// reservation and a bitset of one bit per slot.
+    /// Allows any number of writers (the [`OwnedWriter`] becomes `Clone`: more writers are
+    /// clones of the one `build` returns); costs a CAS per reservation while two or more
+    /// writers exist, and a bitset of one bit per slot.
     pub fn multi_producer(self) -> Buffer<S, OwnedMultiProducer, W, READERS> {
         self.retype()
     }

@@ -59,9 +59,11 @@
 //! - A [`Subscriber`] ([`OwnedReader::subscriber`]) keeps the buffer open and makes readers on
 //!   demand without being one: a server whose clients come and go keeps a subscriber, and the
 //!   writer only ever waits for the readers attached at the time.
-//! - A writer handle attached after the last writer was dropped finds the ring closed
-//!   (closing is final); keep a writer (or, multi-producer, a clone) for as long as more
-//!   writers may come.
+//! - More writers of a multi-producer buffer are clones of a live one: the ring hands out
+//!   only its first writer by attaching (`writer.ring().writer()` fails with
+//!   [`AttachError::WriterTaken`](spanring_core::AttachError::WriterTaken) while one is
+//!   alive). A writer attached after the last writer was dropped finds the ring closed
+//!   (closing is final); keep a writer for as long as more writers may come.
 //!
 //! Readers borrowed from the ring itself (`writer.ring().reader()`) are not reader handles in
 //! this sense: they neither keep the buffer open nor close it.

@@ -1,0 +1,133 @@
+//! A multi-producer ring whose one writer claims with a plain store (see the core's writers
+//! module): only the first writer attaches, more come from `clone`; a writer left alone after
+//! its clones dropped keeps claiming in order; a close with one writer completes when that
+//! writer next acts (publish, reserve, clone or drop), as on a single-producer ring.
+//! The races themselves are model-checked in `loom_close.rs`.
+
+use spanring_core::sync::AtomicUsize;
+use spanring_core::{multi_words, AttachError, ReadError, ReserveError, Ring, SliceStorage};
+
+fn words(cap: usize) -> Vec<AtomicUsize> {
+    (0..multi_words(cap)).map(|_| AtomicUsize::new(0)).collect()
+}
+
+#[test]
+fn only_the_first_writer_attaches_the_rest_are_clones() {
+    let mut memory = [0u32; 8];
+    let words = words(8);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let first = ring.writer().unwrap();
+    assert_eq!(ring.writer().unwrap_err(), AttachError::WriterTaken);
+    let second = first.clone();
+    drop(first);
+    // A clone is alive: still taken.
+    assert_eq!(ring.writer().unwrap_err(), AttachError::WriterTaken);
+    drop(second);
+    // No writer left: attaching works again (the last drop closed the ring).
+    let mut late = ring.writer().unwrap();
+    assert_eq!(late.try_reserve(1).unwrap_err(), ReserveError::Closed);
+}
+
+#[test]
+fn alone_again_after_clones_drop_claims_in_order() {
+    let mut memory = [0u32; 8];
+    let words = words(8);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut reader = ring.reader().unwrap();
+    let mut a = ring.writer().unwrap();
+    a.try_push(1).unwrap(); // alone: plain store
+    let mut b = a.clone();
+    b.try_push(2).unwrap(); // two writers: CAS
+    a.try_push(3).unwrap();
+    drop(b);
+    a.try_push(4).unwrap(); // alone again: continues after b's claim
+    a.try_push(5).unwrap();
+    assert_eq!(
+        reader.try_read(8).unwrap().to_array::<5>(),
+        Some([1, 2, 3, 4, 5])
+    );
+}
+
+/// What the one writer does after the close.
+enum Act {
+    Reserve,
+    Clone,
+    Drop,
+}
+
+/// Builds a ring with one writer holding nothing, closes it, checks the reader drains and then
+/// sees `Empty` (as far as the close knows, the writer may be mid-claim), lets the writer `act`,
+/// and checks the reader then sees `Closed`.
+fn close_waits_for_the_one_writer(act: Act) {
+    let mut memory = [0u32; 8];
+    let words = words(8);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut reader = ring.reader().unwrap();
+    let mut writer = ring.writer().unwrap();
+    writer.try_push(7).unwrap();
+    ring.close();
+    assert!(ring.is_closed());
+    assert_eq!(reader.try_pop(), Ok(7));
+    assert_eq!(reader.try_pop(), Err(ReadError::Empty));
+    let mut kept = Vec::new();
+    match act {
+        Act::Reserve => {
+            assert_eq!(writer.try_reserve(1).unwrap_err(), ReserveError::Closed);
+            kept.push(writer); // still alive: the reserve alone completed the close
+        }
+        Act::Clone => {
+            kept.push(writer.clone());
+            kept.push(writer);
+        }
+        Act::Drop => drop(writer),
+    }
+    assert_eq!(reader.try_pop(), Err(ReadError::Closed));
+    drop(kept);
+}
+
+#[test]
+fn close_with_one_writer_completes_at_its_reserve() {
+    close_waits_for_the_one_writer(Act::Reserve);
+}
+
+#[test]
+fn close_with_one_writer_completes_at_its_clone() {
+    close_waits_for_the_one_writer(Act::Clone);
+}
+
+#[test]
+fn close_with_one_writer_completes_at_its_drop() {
+    close_waits_for_the_one_writer(Act::Drop);
+}
+
+#[test]
+fn close_with_one_writer_delivers_its_span_then_completes() {
+    let mut memory = [0u32; 8];
+    let words = words(8);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut reader = ring.reader().unwrap();
+    let mut writer = ring.writer().unwrap();
+    let mut span = writer.try_reserve(2).unwrap();
+    ring.close();
+    assert_eq!(reader.try_pop(), Err(ReadError::Empty)); // in flight
+    span.copy_from_slice(&[4, 5]);
+    drop(span); // the publish completes the close
+    assert_eq!(reader.try_read(4).unwrap().to_array::<2>(), Some([4, 5]));
+    assert_eq!(reader.try_pop(), Err(ReadError::Closed));
+    assert_eq!(writer.try_reserve(1).unwrap_err(), ReserveError::Closed);
+}
+
+#[test]
+fn close_with_two_writers_completes_at_once() {
+    let mut memory = [0u32; 8];
+    let words = words(8);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut reader = ring.reader().unwrap();
+    let mut a = ring.writer().unwrap();
+    let b = a.clone();
+    a.try_push(3).unwrap();
+    ring.close();
+    assert_eq!(reader.try_pop(), Ok(3));
+    assert_eq!(reader.try_pop(), Err(ReadError::Closed)); // no writer needs to act
+    drop((a, b));
+}
