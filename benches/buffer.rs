@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 
 use spanring::std_ext::{BlockingWait, DoubleMapped, HeapStorage, YieldWait};
 use spanring::sync::AtomicUsize;
-use spanring::{multi_words, Backoff, BusySpin, MultiProducer, Ring, Storage, WaitStrategy};
+use spanring::{multi_words, Backoff, BusySpin, Ring, Storage, WaitStrategy};
 
 use report::Row;
 use ring_runs::{gr4_capacity, MoreWriters, Scenario, Touch};
@@ -174,12 +174,11 @@ where
         (Memory::DoubleMapped, true) => measure(
             reps,
             &|| {
-                Ring::<_, MultiProducer<Vec<AtomicUsize>>, W, 4>::new_multi_starting_at(
-                    dm(),
-                    bits(cap),
-                    0,
-                )
-                .expect("ring")
+                Ring::builder(dm())
+                    .wait::<W>()
+                    .multi_producer(bits(cap))
+                    .build()
+                    .expect("ring")
             },
             sc,
         ),
@@ -191,12 +190,11 @@ where
         (Memory::Portable, true) => measure(
             reps,
             &|| {
-                Ring::<_, MultiProducer<Vec<AtomicUsize>>, W, 4>::new_multi_starting_at(
-                    heap(),
-                    bits(cap),
-                    0,
-                )
-                .expect("ring")
+                Ring::builder(heap())
+                    .wait::<W>()
+                    .multi_producer(bits(cap))
+                    .build()
+                    .expect("ring")
             },
             sc,
         ),

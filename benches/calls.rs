@@ -163,7 +163,10 @@ fn main() {
             .map(|_| AtomicUsize::new(0))
             .collect();
         let ring: Ring<_, MultiProducer<&[AtomicUsize]>, YieldWait> =
-            Ring::new_multi_starting_at(SliceStorage::new(&mut memory), &words[..], 0)
+            Ring::builder(SliceStorage::new(&mut memory))
+                .wait::<YieldWait>()
+                .multi_producer(&words[..])
+                .build()
                 .expect("ring");
         let mut r = Reader::attach(&ring).expect("reader");
         let mut w = Writer::attach(&ring).expect("writer");

@@ -148,7 +148,10 @@ async fn select_against_timers() {
         .map(|_| AtomicUsize::new(0))
         .collect();
     let ring: Arc<MpRing> = Arc::new(
-        Ring::new_multi_starting_at(HeapStorage::with_capacity(capacity).unwrap(), bits, 0)
+        Ring::builder(HeapStorage::with_capacity(capacity).unwrap())
+            .wait::<AsyncWait<4>>()
+            .multi_producer(bits)
+            .build()
             .unwrap(),
     );
     let readers: Vec<_> = (0..2)

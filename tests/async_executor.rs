@@ -24,7 +24,11 @@ fn sp_ring<const C: usize>() -> SpRing<C> {
 }
 
 fn mp_ring<const C: usize>() -> MpRing<C> {
-    Ring::new_multi_starting_at(InlineStorage::new([0; 8]), Default::default(), 0).unwrap()
+    Ring::builder(InlineStorage::new([0; 8]))
+        .wait::<AsyncWait<C>>()
+        .multi_producer(Default::default())
+        .build()
+        .unwrap()
 }
 
 /// One producer task, two reader tasks, one thread, a 4-slot ring: every task waits on the

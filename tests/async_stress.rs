@@ -36,7 +36,11 @@ async fn run_multi(producers: usize, readers: usize, capacity: usize, chunk: usi
         .map(|_| AtomicUsize::new(0))
         .collect();
     let ring: Arc<MpRing> = Arc::new(
-        Ring::new_multi_starting_at(HeapStorage::with_capacity(capacity).unwrap(), bits, 0)
+        Ring::builder(HeapStorage::with_capacity(capacity).unwrap())
+            .wait::<AsyncWait<4>>()
+            .readers::<8>()
+            .multi_producer(bits)
+            .build()
             .unwrap(),
     );
     let readers: Vec<_> = (0..readers)

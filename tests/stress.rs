@@ -51,8 +51,12 @@ fn multi<S: Storage<Item = u64> + Sync>(make: impl Fn() -> S) {
                     let bits: Vec<AtomicUsize> = (0..multi_words(storage.capacity()))
                         .map(|_| AtomicUsize::new(0))
                         .collect();
-                    let ring: MpRing<S> =
-                        Ring::new_multi_starting_at(storage, &bits[..], start).unwrap();
+                    let ring: MpRing<S> = Ring::builder(storage)
+                        .wait::<YieldWait>()
+                        .multi_producer(&bits[..])
+                        .start_at(start)
+                        .build()
+                        .unwrap();
                     let readers: Vec<Reader<_>> =
                         (0..consumers).map(|_| ring.reader().unwrap()).collect();
                     // The first writer and clones of it.
@@ -129,8 +133,12 @@ fn multi_producer_partial_publish() {
             let bits: Vec<AtomicUsize> = (0..multi_words(storage.capacity()))
                 .map(|_| AtomicUsize::new(0))
                 .collect();
-            let ring: MpRing<_> =
-                Ring::new_multi_starting_at(storage, &bits[..], usize::MAX - 100).unwrap();
+            let ring: MpRing<_> = Ring::builder(storage)
+                .wait::<YieldWait>()
+                .multi_producer(&bits[..])
+                .start_at(usize::MAX - 100)
+                .build()
+                .unwrap();
             let readers: Vec<Reader<_>> = (0..2).map(|_| ring.reader().unwrap()).collect();
             let writers: Vec<Writer<_>> = vec![ring.writer().unwrap(); producers];
             common::run_with(

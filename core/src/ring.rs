@@ -85,24 +85,15 @@ impl<S: Storage, B: AsRef<[AtomicUsize]>> Ring<S, MultiProducer<B>> {
     ///
     /// [`CapacityError`], including [`CapacityError::BitsetTooSmall`].
     pub fn new_multi(storage: S, bits: B) -> Result<Self, CapacityError> {
-        Self::new_multi_starting_at(storage, bits, 0)
+        Ring::builder(storage).multi_producer(bits).build()
     }
 }
 
 impl<S: Storage, B: AsRef<[AtomicUsize]>, W: WaitStrategy + Default, const READERS: usize>
     Ring<S, MultiProducer<B>, W, READERS>
 {
-    /// As [`new_multi`](Self::new_multi), with cursors starting at `start` (see
-    /// [`RingBuilder::start_at`](crate::RingBuilder::start_at)).
-    ///
-    /// # Errors
-    ///
-    /// As [`new_multi`](Self::new_multi).
-    pub fn new_multi_starting_at(storage: S, bits: B, start: usize) -> Result<Self, CapacityError> {
-        Self::new_multi_with_tag_bits(storage, bits, start, usize::BITS)
-    }
-
-    /// As [`new_multi_starting_at`](Self::new_multi_starting_at) with the records' lap tag cut
+    /// As [`new_multi`](Self::new_multi) with cursors starting at `start` (see
+    /// [`RingBuilder::start_at`](crate::RingBuilder::start_at)) and the records' lap tag cut
     /// to at most `tag_bits` bits (≥ 1), so that tests can reach the tag's wrap-around (and
     /// its scrub) in a few laps, as a 32-bit target with a large ring does. Not for production:
     /// a short tag scrubs more often.

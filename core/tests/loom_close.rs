@@ -23,7 +23,13 @@ type Mp<const C: usize> =
 
 fn mp<const C: usize>() -> Arc<Mp<C>> {
     let bits: [AtomicUsize; C] = core::array::from_fn(|_| AtomicUsize::new(0));
-    Arc::new(Ring::new_multi_starting_at(InlineStorage::new([0; C]), bits, 0).unwrap())
+    Arc::new(
+        Ring::builder(InlineStorage::new([0; C]))
+            .readers::<1>()
+            .multi_producer(bits)
+            .build()
+            .unwrap(),
+    )
 }
 
 /// `try_read` until `Closed` (a helper trait so the model functions stay generic-free).

@@ -52,7 +52,14 @@ fn slots<const C: usize>() -> InlineStorage<Slot, C> {
 
 fn mp<const C: usize, const W: usize>(start: usize) -> Arc<Mp<C, W>> {
     let bits: [AtomicUsize; W] = core::array::from_fn(|_| AtomicUsize::new(0));
-    Arc::new(Ring::new_multi_starting_at(slots::<C>(), bits, start).unwrap())
+    Arc::new(
+        Ring::builder(slots::<C>())
+            .readers::<2>()
+            .multi_producer(bits)
+            .start_at(start)
+            .build()
+            .unwrap(),
+    )
 }
 
 /// Two producers claim one slot each and publish in either order (the store-buffering

@@ -285,6 +285,6 @@ proptest! {
         let start = if near_max { usize::MAX - 6 } else { 0 };
         let bits: Vec<AtomicUsize> = (0..multi_words(capacity)).map(|_| AtomicUsize::new(0)).collect();
         let bits = &bits[..];
-        run(capacity, start, &ops, |m| Ring::new_multi_starting_at(SliceStorage::new(m), bits, start).unwrap());
+        run(capacity, start, &ops, |m| Ring::builder(SliceStorage::new(m)).multi_producer(bits).start_at(start).build().unwrap());
     }
 }

@@ -60,7 +60,11 @@ fn the_only_reader_takes_items_written_by_other_threads() {
         .map(|_| AtomicUsize::new(0))
         .collect();
     let ring: Ring<_, MultiProducer<&[AtomicUsize]>, BusySpin, 1> =
-        Ring::new_multi_starting_at(SliceStorage::new(&mut memory), &bits[..], 0).unwrap();
+        Ring::builder(SliceStorage::new(&mut memory))
+            .readers::<1>()
+            .multi_producer(&bits[..])
+            .build()
+            .unwrap();
     let mut reader = ring.reader().unwrap();
 
     let mut taken: Vec<String> = Vec::new();

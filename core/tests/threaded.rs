@@ -89,9 +89,12 @@ fn single_producer_two_readers() {
 fn multi_producer_two_writers_two_readers() {
     let mut memory = vec![0u32; 12];
     let bits: Vec<AtomicUsize> = (0..multi_words(12)).map(|_| AtomicUsize::new(0)).collect();
-    let ring: Ring<_, MultiProducer<_>, Yield, 4> =
-        Ring::new_multi_starting_at(SliceStorage::new(&mut memory), &bits[..], usize::MAX - 20)
-            .unwrap();
+    let ring: Ring<_, MultiProducer<_>, Yield, 4> = Ring::builder(SliceStorage::new(&mut memory))
+        .wait::<Yield>()
+        .multi_producer(&bits[..])
+        .start_at(usize::MAX - 20)
+        .build()
+        .unwrap();
     let readers: Vec<_> = (0..2).map(|_| ring.reader().unwrap()).collect();
     let writers = vec![ring.writer().unwrap(); 2]; // the first writer and a clone
     std::thread::scope(|s| {

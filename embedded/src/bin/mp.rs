@@ -27,7 +27,11 @@ static FULL: IrqCount = IrqCount::new();
 
 fn case() -> bool {
     let storage = SliceStorage::new(MEMORY.init([0; CAPACITY]));
-    let ring = Ring::new_multi_starting_at(storage, &BITS[..], usize::MAX - 2_000).unwrap();
+    let ring = Ring::builder(storage)
+        .multi_producer(&BITS[..])
+        .start_at(usize::MAX - 2_000)
+        .build()
+        .unwrap();
     let ring: &'static MpRing = RING.init(ring);
     let mut reader = ring.reader().unwrap();
     let mut irq_writer = ring.writer().unwrap();

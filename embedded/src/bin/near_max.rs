@@ -100,11 +100,10 @@ fn case() -> bool {
         .start_at(usize::MAX - BEFORE_WRAP)
         .build();
     let sp_ok = run("near_max_sp", SP_RING.init(sp.unwrap()));
-    let mp = MpRing::new_multi_starting_at(
-        SliceStorage::new(MP_MEMORY.init([0; MP_CAPACITY])),
-        &MP_BITS[..],
-        usize::MAX - BEFORE_WRAP,
-    );
+    let mp: Result<MpRing, _> = Ring::builder(SliceStorage::new(MP_MEMORY.init([0; MP_CAPACITY])))
+        .multi_producer(&MP_BITS[..])
+        .start_at(usize::MAX - BEFORE_WRAP)
+        .build();
     let mp_ok = run("near_max_mp", MP_RING.init(mp.unwrap()));
     sp_ok && mp_ok
 }

@@ -70,7 +70,12 @@ impl PosterKind for Multi {
         let bits: Box<[AtomicUsize]> = (0..multi_words(capacity))
             .map(|_| AtomicUsize::new(0))
             .collect();
-        Ok(Arc::new(Ring::new_multi_starting_at(storage, bits, 0)?))
+        let ring = Ring::builder(storage)
+            .wait::<BlockingWait>()
+            .readers::<1>()
+            .multi_producer(bits)
+            .build()?;
+        Ok(Arc::new(ring))
     }
 }
 

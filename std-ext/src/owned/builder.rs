@@ -218,7 +218,12 @@ impl OwnedProducer for OwnedMultiProducer {
         let bits: Box<[AtomicUsize]> = (0..multi_words(storage.capacity()))
             .map(|_| AtomicUsize::new(0))
             .collect();
-        Ring::new_multi_starting_at(storage, bits, start)
+        Ring::builder(storage)
+            .wait::<W>()
+            .readers::<READERS>()
+            .multi_producer(bits)
+            .start_at(start)
+            .build()
     }
 }
 
