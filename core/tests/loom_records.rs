@@ -317,11 +317,15 @@ fn close_races_the_last_publish() {
             Err(e) => panic!("{e}"),
         });
         let closer_ring = ring.clone();
-        let closer = thread::spawn(move || closer_ring.close());
+        // The spare goes right after the close: if the close found it the only writer left,
+        // it deferred its seal to it, and the drop seals.
+        let closer = thread::spawn(move || {
+            closer_ring.close();
+            drop(spare);
+        });
         let got = read_all(&mut reader);
         let reserved = producer.join().unwrap();
         closer.join().unwrap();
         assert_eq!(got, if reserved { vec![7] } else { vec![] });
-        drop(spare);
     });
 }
