@@ -34,7 +34,10 @@
 //! - **The published cursor is a hint**: a span head with everything before it published.
 //!   Only walkers advance it — [`Ring::published`](crate::Ring::published), a writer's
 //!   `refresh_min` (when its cached free count looks too small, once per ~capacity items) and
-//!   reader attach — by walking records from it and a `Release` CAS. It is part of every
+//!   reader attach — by walking records from it and a `Release` CAS; and a writer that holds
+//!   the sole-writer cache, which moves it to its own claim cursor with a `Release` CAS
+//!   without walking (every slot before that cursor is published or given back, see the
+//!   [`writers`](crate::writers) module). It is part of every
 //!   writer's minimum (the registry's scan starts from it), so writers never overwrite a
 //!   record at or after the hint: a walk from the current hint meets only genuine records or
 //!   stale words of earlier laps. A walker whose hint went stale (another walker advanced it
@@ -162,6 +165,13 @@ pub trait MultiClaim {
     fn claim(&self) -> &Sequence;
     /// Publishes `count` of the `reserved` slots claimed at `start` (module docs).
     fn publish(&self, layout: &Layout, start: usize, reserved: usize, count: usize);
+    /// Publishes the first `count` slots claimed at `start` by the writer that holds the
+    /// sole-writer cache (the rest are simply claimed again later) and stores the claim
+    /// cursor after them; returns that cursor.
+    fn publish_sole(&self, layout: &Layout, start: usize, count: usize) -> usize;
+    /// [`publish_sole`](Self::publish_sole) when it needs no call (at least one slot, no scrub):
+    /// `Some(cursor after them)`, else `None` and nothing was done.
+    fn publish_sole_fast(&self, layout: &Layout, start: usize, count: usize) -> Option<usize>;
     /// The record of the span whose head is the stream position `at`, if published: its length
     /// and whether it is a skipped hole. `Acquire`: the span's data is visible after `Some`.
     fn record(&self, layout: &Layout, at: usize) -> Option<(usize, bool)>;
@@ -236,6 +246,12 @@ impl MultiClaim for NoMulti {
         match *self {}
     }
     fn publish(&self, _: &Layout, _: usize, _: usize, _: usize) {
+        match *self {}
+    }
+    fn publish_sole(&self, _: &Layout, _: usize, _: usize) -> usize {
+        match *self {}
+    }
+    fn publish_sole_fast(&self, _: &Layout, _: usize, _: usize) -> Option<usize> {
         match *self {}
     }
     fn record(&self, _: &Layout, _: usize) -> Option<(usize, bool)> {
@@ -347,31 +363,49 @@ impl<B: AsRef<[AtomicUsize]>> MultiProducer<B> {
     }
 
     /// Stores the record of `[head, head + len)` (len ≥ 1), scrubbing interior words first in a
-    /// scrub lap (module docs, lap safety).
-    #[inline]
+    /// scrub lap (module docs, lap safety). Always inlined: at chunk 1 it is one compare and
+    /// one store, and every extra call pushes registers into a store buffer that is already
+    /// waiting for the record line (a profile of the sole writer put half its time there).
+    #[inline(always)]
     fn write_record(&self, layout: &Layout, head: usize, len: usize, skipped: bool) {
-        let words = self.records.as_ref();
-        let i = layout.index(head);
-        if len > 1 {
-            let first = len.min(layout.capacity() - i);
-            if head & self.scrub_bits == 0 {
-                for w in &words[i + 1..i + first] {
-                    // Relaxed: ordered before readers by the Release record store below.
-                    w.store(0, Ordering::Relaxed);
-                }
-            }
-            if len > first && layout.advance(head, first) & self.scrub_bits == 0 {
-                for w in &words[..len - first] {
-                    // Relaxed: as above.
-                    w.store(0, Ordering::Relaxed);
-                }
-            }
+        if self.needs_scrub(layout, head, len) {
+            self.scrub_interior(layout, head, len);
         }
         let record =
             self.expected(head) | ((len - 1) << 2) | if skipped { SKIP } else { 0 } | VALID;
-        // Release: the span's slot writes (and the scrubs above) happen before any reader or
-        // walker that acquires this record.
-        words[i].store(record, Ordering::Release);
+        // Release: the span's slot writes (and the scrubs before it) happen before any reader
+        // or walker that acquires this record.
+        self.records.as_ref()[layout.index(head)].store(record, Ordering::Release);
+    }
+
+    /// Whether the span `[head, head + len)` has interior words in a scrub lap (its slots lie
+    /// in the lap of its head and, if it wraps, of its last slot).
+    #[inline(always)]
+    fn needs_scrub(&self, layout: &Layout, head: usize, len: usize) -> bool {
+        len > 1
+            && (head & self.scrub_bits == 0 || layout.advance(head, len - 1) & self.scrub_bits == 0)
+    }
+
+    /// The scrub of [`write_record`](Self::write_record): zeroes the interior words of
+    /// `[head, head + len)` that lie in a scrub lap (once every `S` laps).
+    #[cold]
+    #[inline(never)]
+    fn scrub_interior(&self, layout: &Layout, head: usize, len: usize) {
+        let words = self.records.as_ref();
+        let i = layout.index(head);
+        let first = len.min(layout.capacity() - i);
+        if head & self.scrub_bits == 0 {
+            for w in &words[i + 1..i + first] {
+                // Relaxed: ordered before readers by the Release record store that follows.
+                w.store(0, Ordering::Relaxed);
+            }
+        }
+        if len > first && layout.advance(head, first) & self.scrub_bits == 0 {
+            for w in &words[..len - first] {
+                // Relaxed: as above.
+                w.store(0, Ordering::Relaxed);
+            }
+        }
     }
 }
 
@@ -421,6 +455,28 @@ impl<B: AsRef<[AtomicUsize]>> MultiClaim for MultiProducer<B> {
         if count > 0 {
             self.write_record(layout, start, count, false);
         }
+    }
+
+    #[inline(always)]
+    fn publish_sole_fast(&self, layout: &Layout, start: usize, count: usize) -> Option<usize> {
+        if count == 0 || self.needs_scrub(layout, start, count) {
+            return None;
+        }
+        Some(self.publish_sole(layout, start, count))
+    }
+
+    #[inline(always)]
+    fn publish_sole(&self, layout: &Layout, start: usize, count: usize) -> usize {
+        if count == 0 {
+            return start; // nothing claimed moved: the cache claims the same slots next
+        }
+        self.write_record(layout, start, count, false);
+        let end = layout.advance(start, count);
+        // Relaxed: only this writer moves the cursor while it holds the cache (writers
+        // module); everyone who reads it later is ordered after this store by a seal
+        // (Release), a clone (its AcqRel CAS on the writers word) or our drop (AcqRel).
+        self.claim.store(end, Ordering::Relaxed);
+        end
     }
 
     #[inline(always)]

@@ -386,6 +386,27 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
         }
         self.readers.refresh_min(self.published.as_atomic())
     }
+
+    /// [`refresh_min`](Self::refresh_min) for a multi-producer writer that is the ring's only
+    /// one and has no span in flight: every slot before its claim cursor `claim` is published
+    /// (or skipped), so the hint moves there without walking the records.
+    #[inline]
+    pub(crate) fn refresh_min_sole(&self, claim: usize) -> Option<usize> {
+        // Acquire: as in `walk_hint` (the previous hint's walker released its records).
+        let h = self.published.load(Ordering::Acquire);
+        if self.layout.distance(h, claim) > 0 {
+            // Release: attachers and scans that acquire the hint see our records (and the data
+            // they announce). Failure: an attacher's walk moved it meanwhile (to a position
+            // at or before `claim`); a lower hint only costs a walk later, keep it.
+            let _ = self.published.as_atomic().compare_exchange(
+                h,
+                claim,
+                Ordering::Release,
+                Ordering::Relaxed,
+            );
+        }
+        self.readers.refresh_min(self.published.as_atomic())
+    }
 }
 
 impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> core::fmt::Debug
@@ -450,7 +471,7 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
         self.consume_to(pos, end, count);
     }
 
-    #[inline]
+    #[inline(always)]
     fn finish_span(
         &self,
         start: usize,
@@ -477,12 +498,58 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
                 }
             }
             Some(m) => {
-                m.publish(&self.layout, start, reserved, count);
-                // Relaxed: a hint, as above; the seal's Release orders our record before it.
-                if self.writers.load(Ordering::Relaxed) & crate::writers::SEAL_DEFERRED != 0 {
-                    self.seal();
+                // Relaxed: SOLE_CACHED cannot change while this span lives: it borrows the
+                // ring's only writer, and only that writer's clone clears the flag.
+                // SEAL_DEFERRED is a hint, as above: a close that lands after this load is
+                // seen by the next reserve (or the drop).
+                let word = self.writers.load(Ordering::Relaxed);
+                let flags = crate::writers::SOLE_CACHED | crate::writers::SEAL_DEFERRED;
+                // The span came from the cache (and nothing needs a call): publish like a
+                // single-producer writer (slots not published are claimed again next).
+                let fast = if word & flags == crate::writers::SOLE_CACHED {
+                    m.publish_sole_fast(&self.layout, start, count)
+                } else {
+                    None
+                };
+                match fast {
+                    Some(end) => {
+                        local.claim = end;
+                        local.free -= count; // count ≤ reserved ≤ free at the claim
+                    }
+                    None => return self.finish_multi(m, start, reserved, count, local, word),
                 }
             }
+        }
+        self.data.notify_all();
+    }
+}
+
+impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> Ring<S, P, W, N> {
+    /// [`finish_span`](RingCore::finish_span) past the sole writer's fast path, out of line so
+    /// that the fast path inlines into the span's drop: the publish of one of several
+    /// multi-producer writers (give-back or skip records), or the sole writer's publish when a
+    /// close deferred its seal to it. `word` is the writers word `finish_span` loaded.
+    #[inline(never)]
+    fn finish_multi(
+        &self,
+        m: &P::Multi,
+        start: usize,
+        reserved: usize,
+        count: usize,
+        local: &mut crate::claim::SpLocal,
+        word: usize,
+    ) {
+        if word & crate::writers::SOLE_CACHED != 0 {
+            local.claim = m.publish_sole(&self.layout, start, count);
+            local.free -= count; // count ≤ reserved ≤ free when the span was claimed
+        } else {
+            m.publish(&self.layout, start, reserved, count);
+        }
+        // Relaxed: a hint, as in `finish_span`; the seal's Release orders our record before it.
+        // (Set when the close found this writer alone: the others dropped, or it is the cache
+        // holder.)
+        if self.writers.load(Ordering::Relaxed) & crate::writers::SEAL_DEFERRED != 0 {
+            self.seal();
         }
         self.data.notify_all();
     }

@@ -376,9 +376,18 @@ where
         local: &mut SpLocal,
         n: usize,
     ) -> Result<usize, ReserveError> {
+        if P::MULTI {
+            // Relaxed: the flag is set by this writer and cleared only by a clone of it, both
+            // ordered before this load (writers module); a close racing the load defers its
+            // seal to us, so a claim that misses it counts as made before it.
+            if ring.writers.load(Ordering::Relaxed) == writers::CACHED && n <= local.free {
+                return Ok(local.claim); // the sole writer's fast path, as single-producer
+            }
+            return Self::claim_in_slow(ring, local, n, false); // the writers word decides
+        }
         // Relaxed: a hint; nothing is read on the strength of it.
         let closed = ring.closed.load(Ordering::Relaxed);
-        if !P::MULTI && n <= local.free && !closed {
+        if n <= local.free && !closed {
             return Ok(local.claim); // the fast path: one compare against the cached free count
         }
         Self::claim_in_slow(ring, local, n, closed)
@@ -418,24 +427,56 @@ where
             Some(m) => {
                 // Acquire: a writer that left (AcqRel decrement) made its claims visible to
                 // our claim-cursor loads; see the writers module for the sole-writer claim.
-                let word = ring.writers.load(Ordering::Acquire);
-                if word & writers::CLOSED != 0 {
-                    return Err(Self::closed_for_claim(ring));
+                let mut word = ring.writers.load(Ordering::Acquire);
+                loop {
+                    if word & writers::CLOSED != 0 {
+                        return Err(Self::closed_for_claim(ring));
+                    }
+                    if word == writers::SOLO {
+                        if !writers::take_cache(&ring.writers) {
+                            // Acquire: as the load above, re-read after a change.
+                            word = ring.writers.load(Ordering::Acquire);
+                            continue;
+                        }
+                        // Relaxed: ordered after the last other writer's claims by the
+                        // Acquire CAS that took the cache (writers module).
+                        local.claim = m.claim().load(Ordering::Relaxed);
+                        local.free = 0;
+                        word = writers::CACHED;
+                    }
+                    if word == writers::CACHED {
+                        return Self::claim_cached(ring, local, n);
+                    }
+                    return Self::claim_multi(ring, m, n);
                 }
-                Self::claim_multi(ring, m, n, word == writers::SOLO)
             }
         }
     }
 
-    /// The multi-producer claim: a CAS on the claim cursor, or a plain store when this writer
-    /// is the ring's only one (`solo`, see the writers module).
+    /// The sole multi-producer writer's claim past its cached free count: rescans the readers
+    /// (moving the published hint to its claim cursor, writers module) and claims from the
+    /// cache, as a single-producer writer does.
     #[inline(always)]
-    fn claim_multi(
+    fn claim_cached(
         ring: &Ring<S, P, W, N>,
-        m: &P::Multi,
+        local: &mut SpLocal,
         n: usize,
-        solo: bool,
     ) -> Result<usize, ReserveError> {
+        if local.free < n {
+            if let Some(min) = ring.refresh_min_sole(local.claim) {
+                let used = ring.layout.distance(min, local.claim).max(0) as usize;
+                local.free = ring.capacity().saturating_sub(used);
+            }
+            if local.free < n {
+                return Err(ReserveError::Full { free: local.free });
+            }
+        }
+        Ok(local.claim)
+    }
+
+    /// The multi-producer claim of one of several writers: a CAS on the claim cursor.
+    #[inline(always)]
+    fn claim_multi(ring: &Ring<S, P, W, N>, m: &P::Multi, n: usize) -> Result<usize, ReserveError> {
         let cap = ring.capacity();
         let layout = &ring.layout;
         loop {
@@ -467,14 +508,6 @@ where
                     }
                     return Err(ReserveError::Full { free });
                 }
-            }
-            if solo {
-                // Relaxed: nothing else moves the claim cursor while we are the only writer
-                // (writers module); readers read it only after a seal, which is ordered
-                // after this store by the seal's Release. A close racing this claim
-                // deferred its seal to us, so the claim counts as before the close.
-                m.claim().store(layout.advance(c, n), Ordering::Relaxed);
-                return Ok(c);
             }
             // Acquire on success: if these slots were given back by a partial publish, the
             // writes their previous claimant made happen before ours (pairs with the

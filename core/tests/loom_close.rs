@@ -191,10 +191,10 @@ fn sole_writer_claim_races_close() {
 }
 
 /// A clone claims, publishes and is dropped in another thread while the first writer claims
-/// twice: a claim of the first writer that comes after the clone's drop finds itself alone and
-/// claims with a plain store, which must start after the clone's claim (the drop's `AcqRel`
-/// decrement and the sole writer's `Acquire` load of the writers word). Every value arrives
-/// exactly once; an overlapping claim would lose one.
+/// twice: a claim of the first writer that comes after the clone's drop finds itself alone,
+/// takes the sole-writer cache and claims from it, which must start after the clone's claim
+/// (the drop's `AcqRel` decrement and the `Acquire` CAS that takes the cache). Every value
+/// arrives exactly once; an overlapping claim would lose one.
 #[test]
 fn clone_claim_drop_then_sole_claim() {
     loom::model(|| {
@@ -213,5 +213,44 @@ fn clone_claim_drop_then_sole_claim() {
         let mut got = reader.drain_all();
         got.sort_unstable();
         assert_eq!(got, [10, 11, 20]);
+    });
+}
+
+/// The first writer claims from its sole-writer cache (publishing only one of two reserved
+/// slots, which the cache simply claims again), then clones: the clone claims with the CAS in
+/// another thread while the first writer claims again, now also through the CAS, while a reader
+/// reads concurrently. The clone must start from the cached writer's cursor (stored at its
+/// publish) and the first writer must leave its cache (the clone's CAS clears the flag): if
+/// either failed, two claims would overlap and a value would be lost, or the slot given back
+/// would become a hole the reader waits at. Every value arrives exactly once, in per-writer
+/// order.
+#[test]
+fn clone_from_a_cached_writer() {
+    loom::model(|| {
+        let ring = mp::<4>();
+        let reader = Reader::attach(ring.clone()).unwrap();
+        let mut a = Writer::attach(ring.clone()).unwrap();
+        let mut span = a.try_reserve(2).unwrap();
+        span[0] = 10;
+        span.publish(1); // the second slot goes back to the cache
+        let consumer = thread::spawn(move || {
+            let mut reader = reader;
+            reader.drain_all()
+        });
+        let mut b = a.clone();
+        let other = thread::spawn(move || {
+            b.try_reserve(1).unwrap()[0] = 20;
+            drop(b);
+        });
+        a.try_reserve(1).unwrap()[0] = 11;
+        other.join().unwrap();
+        drop(a); // the last writer closes the ring
+        let got = consumer.join().unwrap();
+        let mut sorted = got.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, [10, 11, 20]);
+        assert_eq!(got[0], 10, "the cached writer's first item comes first");
+        let a_order: Vec<_> = got.iter().filter(|&&v| v < 20).collect();
+        assert_eq!(a_order, [&10, &11]);
     });
 }
