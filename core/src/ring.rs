@@ -432,15 +432,8 @@ pub trait RingCore {
     fn writer_dropped(&self);
     /// The reader in registry slot `slot` was dropped.
     fn reader_dropped(&self, slot: usize);
-    /// Publishes `count` of the `reserved` slots from `start` (`local` is the writer's own
-    /// cursor state, used by single-producer rings).
-    fn finish_span(
-        &self,
-        start: usize,
-        reserved: usize,
-        count: usize,
-        local: &mut crate::claim::SpLocal,
-    );
+    /// Publishes `count` of the `reserved` slots from `start`.
+    fn finish_span(&self, start: usize, reserved: usize, count: usize);
     /// Consumes `count` items at the reader position `pos`.
     #[allow(private_interfaces)]
     fn consume_span(&self, pos: &mut crate::readers::ReadPos, count: usize);
@@ -472,13 +465,7 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
     }
 
     #[inline(always)]
-    fn finish_span(
-        &self,
-        start: usize,
-        reserved: usize,
-        count: usize,
-        local: &mut crate::claim::SpLocal,
-    ) {
+    fn finish_span(&self, start: usize, reserved: usize, count: usize) {
         let count = count.min(reserved);
         match self.producer.multi() {
             None => {
@@ -488,8 +475,6 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
                     // Release: the slot writes happen before any reader that acquires the
                     // published cursor reads them.
                     self.published.store(end, Ordering::Release);
-                    local.claim = end;
-                    local.free -= count; // count ≤ reserved ≤ free when the span was claimed
                 }
                 // Relaxed: a hint; if a close is missed here the next reserve (or the drop)
                 // sees it and seals. Sealing after this publish covers it (Release in `seal`).
@@ -511,12 +496,8 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
                 } else {
                     None
                 };
-                match fast {
-                    Some(end) => {
-                        local.claim = end;
-                        local.free -= count; // count ≤ reserved ≤ free at the claim
-                    }
-                    None => return self.finish_multi(m, start, reserved, count, local, word),
+                if fast.is_none() {
+                    return self.finish_multi(m, start, reserved, count, word);
                 }
             }
         }
@@ -530,18 +511,9 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> Ring<S, P, W, N> 
     /// multi-producer writers (give-back or skip records), or the sole writer's publish when a
     /// close deferred its seal to it. `word` is the writers word `finish_span` loaded.
     #[inline(never)]
-    fn finish_multi(
-        &self,
-        m: &P::Multi,
-        start: usize,
-        reserved: usize,
-        count: usize,
-        local: &mut crate::claim::SpLocal,
-        word: usize,
-    ) {
+    fn finish_multi(&self, m: &P::Multi, start: usize, reserved: usize, count: usize, word: usize) {
         if word & crate::writers::SOLE_CACHED != 0 {
-            local.claim = m.publish_sole(&self.layout, start, count);
-            local.free -= count; // count ≤ reserved ≤ free when the span was claimed
+            m.publish_sole(&self.layout, start, count);
         } else {
             m.publish(&self.layout, start, reserved, count);
         }

@@ -224,9 +224,7 @@ where
     fn finish(&mut self, count: usize) {
         if !self.done {
             self.done = true;
-            self.writer
-                .ring
-                .finish_span(self.start, self.len, count, &mut self.writer.local);
+            self.writer.ring.finish_span(self.start, self.len, count);
         }
     }
 }
@@ -360,31 +358,11 @@ where
     #[inline(always)]
     fn drop(&mut self) {
         if !self.done {
-            if crate::panicking() {
-                return self.drop_unwinding();
-            }
             self.done = true;
-            self.writer
-                .ring
-                .finish_span(self.start, self.len, self.len, &mut self.writer.local);
+            // During unwinding publish nothing: the slots may be half written.
+            let count = if crate::panicking() { 0 } else { self.len };
+            self.writer.ring.finish_span(self.start, self.len, count);
         }
-    }
-}
-
-impl<R> WriteSpan<'_, R>
-where
-    R: Deref,
-    R::Target: RingCore,
-{
-    /// The drop of a span during unwinding: publish nothing, the slots may be half written.
-    /// Out of line, so that the drop's fast path keeps no value across a call.
-    #[cold]
-    #[inline(never)]
-    fn drop_unwinding(&mut self) {
-        self.done = true;
-        self.writer
-            .ring
-            .finish_span(self.start, self.len, 0, &mut self.writer.local);
     }
 }
 

@@ -73,17 +73,11 @@ where
         if !ring.producer.take_writer(&ring.writers) {
             return Err(AttachError::WriterTaken);
         }
-        // Acquire: the published cursor is where this writer's claims continue.
-        let claim = ring.published.load(Ordering::Acquire);
-        let used = ring
-            .layout
-            .distance(ring.readers.cached_min(), claim)
-            .max(0) as usize;
-        let free = ring.capacity().saturating_sub(used);
-        Ok(Self {
-            ring,
-            local: SpLocal { claim, free },
-        })
+        // A limit from the cached minimum (a lower bound of every reader cursor, and not past
+        // the published cursor where a single-producer writer's claims continue). A
+        // multi-producer writer sets its own when it takes the sole-writer cache.
+        let local = SpLocal::limit_after(&ring.layout, ring.readers.cached_min());
+        Ok(Self { ring, local })
     }
 
     /// The ring.
@@ -112,7 +106,8 @@ where
             .unwrap_or_else(|| ring.readers.cached_min());
         let claim = match ring.producer.multi() {
             Some(m) => m.claim().load(Ordering::Relaxed),
-            None => self.local.claim,
+            // Relaxed: only this writer stores it.
+            None => ring.published.load(Ordering::Relaxed),
         };
         let used = ring.layout.distance(min, claim).max(0) as usize;
         ring.capacity().saturating_sub(used)
@@ -380,15 +375,23 @@ where
             // Relaxed: the flag is set by this writer and cleared only by a clone of it, both
             // ordered before this load (writers module); a close racing the load defers its
             // seal to us, so a claim that misses it counts as made before it.
-            if ring.writers.load(Ordering::Relaxed) == writers::CACHED && n <= local.free {
-                return Ok(local.claim); // the sole writer's fast path, as single-producer
+            if ring.writers.load(Ordering::Relaxed) == writers::CACHED {
+                if let Some(m) = ring.producer.multi() {
+                    // Relaxed: only this writer stores it while it holds the cache.
+                    let claim = m.claim().load(Ordering::Relaxed);
+                    if n <= local.free(&ring.layout, claim) {
+                        return Ok(claim); // the sole writer's fast path, as single-producer
+                    }
+                }
             }
             return Self::claim_in_slow(ring, local, n, false); // the writers word decides
         }
         // Relaxed: a hint; nothing is read on the strength of it.
         let closed = ring.closed.load(Ordering::Relaxed);
-        if n <= local.free && !closed {
-            return Ok(local.claim); // the fast path: one compare against the cached free count
+        // Relaxed: only this writer stores the published cursor of a single-producer ring.
+        let claim = ring.published.load(Ordering::Relaxed);
+        if n <= local.free(&ring.layout, claim) && !closed {
+            return Ok(claim); // the fast path: one compare against the cached limit
         }
         Self::claim_in_slow(ring, local, n, closed)
     }
@@ -416,13 +419,15 @@ where
         match ring.producer.multi() {
             None => {
                 if let Some(min) = ring.refresh_min() {
-                    let used = layout.distance(min, local.claim).max(0) as usize;
-                    local.free = cap.saturating_sub(used);
+                    *local = SpLocal::limit_after(layout, min);
                 }
-                if local.free < n {
-                    return Err(ReserveError::Full { free: local.free });
+                // Relaxed: only this writer stores it.
+                let claim = ring.published.load(Ordering::Relaxed);
+                let free = local.free(layout, claim);
+                if free < n {
+                    return Err(ReserveError::Full { free });
                 }
-                Ok(local.claim)
+                Ok(claim)
             }
             Some(m) => {
                 // Acquire: a writer that left (AcqRel decrement) made its claims visible to
@@ -438,14 +443,19 @@ where
                             word = ring.writers.load(Ordering::Acquire);
                             continue;
                         }
-                        // Relaxed: ordered after the last other writer's claims by the
-                        // Acquire CAS that took the cache (writers module).
-                        local.claim = m.claim().load(Ordering::Relaxed);
-                        local.free = 0;
+                        // No free slots until a rescan: a limit left from an earlier time
+                        // this writer held the cache may be laps behind the claim cursor by
+                        // now (other writers claimed meanwhile), where a distance could wrap.
+                        // Relaxed: ordered by the Acquire CAS, as below.
+                        local.limit = m.claim().load(Ordering::Relaxed);
                         word = writers::CACHED;
                     }
                     if word == writers::CACHED {
-                        return Self::claim_cached(ring, local, n);
+                        // Relaxed: only this writer stores it now; a writer that left is
+                        // ordered before us by the Acquire CAS that took the cache (writers
+                        // module), or by the one before our earlier claims.
+                        let claim = m.claim().load(Ordering::Relaxed);
+                        return Self::claim_cached(ring, local, claim, n);
                     }
                     return Self::claim_multi(ring, m, n);
                 }
@@ -460,18 +470,19 @@ where
     fn claim_cached(
         ring: &Ring<S, P, W, N>,
         local: &mut SpLocal,
+        claim: usize,
         n: usize,
     ) -> Result<usize, ReserveError> {
-        if local.free < n {
-            if let Some(min) = ring.refresh_min_sole(local.claim) {
-                let used = ring.layout.distance(min, local.claim).max(0) as usize;
-                local.free = ring.capacity().saturating_sub(used);
+        if local.free(&ring.layout, claim) < n {
+            if let Some(min) = ring.refresh_min_sole(claim) {
+                *local = SpLocal::limit_after(&ring.layout, min);
             }
-            if local.free < n {
-                return Err(ReserveError::Full { free: local.free });
+            let free = local.free(&ring.layout, claim);
+            if free < n {
+                return Err(ReserveError::Full { free });
             }
         }
-        Ok(local.claim)
+        Ok(claim)
     }
 
     /// The multi-producer claim of one of several writers: a CAS on the claim cursor.

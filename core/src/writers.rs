@@ -18,12 +18,13 @@
 //! the call into the out-of-line claim, the recomputation of the free space from the shared
 //! cached minimum on every claim, and, once per capacity, a walk of every record to move the
 //! published hint. So a writer that finds the word at exactly [`SOLO`] (one writer, no flag)
-//! *takes the cache*: a CAS to [`CACHED`], then it loads the claim cursor into its own
-//! [`SpLocal`](crate::claim::SpLocal) and from then on claims exactly as a single-producer
-//! writer does: one load of this word (it stays in the writer's cache: nobody writes it
-//! while one writer is alone) and one compare against the cached free count, inlined. Its
-//! publish stores the record, then the new claim cursor (a plain store to a line no reader
-//! polls), so the shared claim cursor is exact whenever no span is in flight. Its rescans of
+//! *takes the cache*: a CAS to [`CACHED`], then it keeps its own limit
+//! ([`SpLocal`](crate::claim::SpLocal), reset at the take) and from then on claims exactly as
+//! a single-producer writer does: one load of this word (it stays in the writer's cache:
+//! nobody writes it while one writer is alone), one load of the claim cursor (only it stores
+//! that now) and one compare against its limit, inlined. Its publish stores the record, then
+//! the new claim cursor (a plain store to a line no reader polls), so the shared claim cursor
+//! is exact whenever no span is in flight. Its rescans of
 //! the readers move the published hint straight to its claim cursor (every slot before it is
 //! published or given back: its spans finish in order, and a writer that left finished its
 //! spans first) instead of walking the records. That is sound because nothing else moves the
