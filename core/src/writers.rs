@@ -124,21 +124,14 @@ pub(crate) fn add_clone(writers: &AtomicUsize) -> bool {
 /// Uncounts a writer (ending the cache if it held it: it was then the only one); `true` if
 /// it was the last.
 pub(crate) fn last_writer_gone(writers: &AtomicUsize) -> bool {
-    // Relaxed: validated by the CAS.
-    let mut word = writers.load(Ordering::Relaxed);
-    loop {
-        // AcqRel: the last decrement must see every other writer's publications before
-        // closing, and a later sole writer must see this one's claims (module docs).
-        match writers.compare_exchange_weak(
-            word,
-            (word - 1) & !SOLE_CACHED,
-            Ordering::AcqRel,
-            Ordering::Relaxed,
-        ) {
-            Ok(_) => return word & COUNT == 1,
-            Err(actual) => word = actual,
-        }
-    }
+    // Relaxed: SOLE_CACHED is set by the writer that holds the cache and cleared only by a
+    // clone of it or its own drop, all ordered before this load; if it is set we are that
+    // writer (no other exists), so subtracting the flag with the count is exact even while a
+    // close's CAS sets its bits.
+    let held = writers.load(Ordering::Relaxed) & SOLE_CACHED;
+    // AcqRel: the last decrement must see every other writer's publications before closing,
+    // and a later sole writer must see this one's claims (module docs).
+    writers.fetch_sub(1 + held, Ordering::AcqRel) & COUNT == 1
 }
 
 /// Decides a multi-producer close: `None` if one was decided already, else whether sealing is
