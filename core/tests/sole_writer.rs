@@ -1,5 +1,5 @@
-//! A multi-producer ring whose one writer claims with a plain store (see the core's writers
-//! module): only the first writer attaches, more come from `clone`; a writer left alone after
+//! A multi-producer ring whose one writer claims from its own cache, like a single-producer
+//! writer (see the core's writers module): only the first writer attaches, more come from `clone`; a writer left alone after
 //! its clones dropped keeps claiming in order; a close with one writer completes when that
 //! writer next acts (publish, reserve, clone or drop), as on a single-producer ring.
 //! The races themselves are model-checked in `loom_close.rs`.
@@ -130,4 +130,32 @@ fn close_with_two_writers_completes_at_once() {
     assert_eq!(reader.try_pop(), Ok(3));
     assert_eq!(reader.try_pop(), Err(ReadError::Closed)); // no writer needs to act
     drop((a, b));
+}
+
+/// The sole writer's partial publish gives the unpublished slots back to its cache (no skip
+/// record, no hole): the next span starts right after the published items, and after a clone
+/// the clone continues from there too (the cache stored the claim cursor at the publish).
+#[test]
+fn partial_publish_under_the_cache_leaves_no_hole() {
+    let mut memory = [0u32; 8];
+    let words = words(8);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut reader = ring.reader().unwrap();
+    let mut a = ring.writer().unwrap();
+    let mut span = a.try_reserve(3).unwrap();
+    span.copy_from_slice(&[1, 2, 3]);
+    span.publish(1); // slots 1 and 2 go back
+    a.try_push(2).unwrap();
+    let mut b = a.clone();
+    b.try_push(3).unwrap();
+    drop(b);
+    a.try_push(4).unwrap(); // alone again: the cache is taken afresh
+    assert_eq!(reader.available(), 4, "no skipped slots in between");
+    assert_eq!(
+        reader.try_read(8).unwrap().to_array::<4>(),
+        Some([1, 2, 3, 4])
+    );
+    assert_eq!(reader.cursor(), 4);
+    drop(a);
+    assert_eq!(reader.try_read(8).unwrap_err(), ReadError::Closed);
 }
