@@ -194,3 +194,24 @@ fn double_mapped_moves_between_threads() {
     let cap = std::thread::spawn(move || buf.capacity()).join().unwrap();
     assert!(cap > 0);
 }
+
+/// Both halves are resident right after `new` (`MAP_POPULATE`): the first lap of a new ring
+/// takes no page faults on the hot path. Without it only the pages the aliasing check touched
+/// (first and last) would be in memory.
+#[test]
+#[cfg(any(target_os = "linux", target_os = "android"))]
+#[cfg_attr(miri, ignore)] // mmap is a foreign call Miri cannot run
+fn both_halves_are_resident_after_new() {
+    let page = page_size();
+    let buf = DoubleMapped::<u64>::new(64 * page / 8).unwrap();
+    let bytes = 2 * buf.capacity() * core::mem::size_of::<u64>();
+    let pages = bytes / page;
+    assert!(pages >= 128, "{pages} pages");
+    let mut resident = vec![0u8; pages];
+    // SAFETY: `as_mut_ptr()` is the page-aligned start of the mapping of both halves, `bytes`
+    // long; `resident` has one byte per page, as mincore writes.
+    let rc = unsafe { libc::mincore(buf.as_mut_ptr().cast(), bytes, resident.as_mut_ptr().cast()) };
+    assert_eq!(rc, 0, "mincore: {}", std::io::Error::last_os_error());
+    let missing: Vec<usize> = (0..pages).filter(|&i| resident[i] & 1 == 0).collect();
+    assert!(missing.is_empty(), "pages not resident: {missing:?}");
+}

@@ -83,7 +83,7 @@ fn map_half(memory: &OwnedFd, at: NonNull<u8>, half: usize, step: MapStep) -> Re
             at.as_ptr().cast(),
             half,
             libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_FIXED,
+            libc::MAP_SHARED | libc::MAP_FIXED | map_populate(),
             memory.as_raw_fd(),
             0,
         )
@@ -122,6 +122,18 @@ fn verify_aliasing(base: NonNull<u8>, half: usize) -> Result<(), MapError> {
         }
     }
     Ok(())
+}
+
+/// `MAP_POPULATE` where the OS has it: the pages (and both halves' page-table entries) are made
+/// at construction, so the first lap of a new ring takes no page faults on the hot path.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn map_populate() -> libc::c_int {
+    libc::MAP_POPULATE
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn map_populate() -> libc::c_int {
+    0
 }
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
