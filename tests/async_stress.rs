@@ -62,7 +62,7 @@ async fn run<R, P>(
     items: u64,
 ) where
     R: std::ops::Deref<Target = Ring<HeapStorage<u64>, P, AsyncWait<4>, 8>> + Send + 'static,
-    P: spanring::Producer,
+    P: spanring::ClaimMode,
 {
     let consumers: Vec<_> = readers
         .into_iter()

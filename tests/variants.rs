@@ -4,20 +4,20 @@
 //! in four variants is `stress.rs`.) Ends with the double-mapped aliasing check end to end.
 
 use spanring::std_ext::owned::{self, OwnedReader, OwnedWriter};
-use spanring::{Producer, ReadError, ReserveError, Storage};
+use spanring::{ClaimMode, ReadError, ReserveError, Storage};
 
 /// Builds a variant's writer and first reader: at least `capacity` slots, cursors at `start`.
 type Build<S, P> = fn(usize, usize) -> (OwnedWriter<S, P>, OwnedReader<S, P>);
 
 /// Writes `items` through `w` in one span.
-fn write<S: Storage<Item = u64>, P: Producer>(w: &mut OwnedWriter<S, P>, items: &[u64]) {
+fn write<S: Storage<Item = u64>, P: ClaimMode>(w: &mut OwnedWriter<S, P>, items: &[u64]) {
     w.try_reserve(items.len())
         .expect("reserve")
         .copy_from_slice(items);
 }
 
 /// Everything `r` can read right now.
-fn drain<S: Storage<Item = u64>, P: Producer>(r: &mut OwnedReader<S, P>) -> Vec<u64> {
+fn drain<S: Storage<Item = u64>, P: ClaimMode>(r: &mut OwnedReader<S, P>) -> Vec<u64> {
     let mut out = Vec::new();
     while let Ok(span) = r.try_read(usize::MAX) {
         out.extend(span.iter().copied());
@@ -26,7 +26,7 @@ fn drain<S: Storage<Item = u64>, P: Producer>(r: &mut OwnedReader<S, P>) -> Vec<
 }
 
 /// Moves both cursors forward by `n` (write, read) so the next span starts at `start + n`.
-fn advance<S: Storage<Item = u64>, P: Producer>(
+fn advance<S: Storage<Item = u64>, P: ClaimMode>(
     w: &mut OwnedWriter<S, P>,
     r: &mut OwnedReader<S, P>,
     n: usize,
@@ -37,7 +37,7 @@ fn advance<S: Storage<Item = u64>, P: Producer>(
 
 /// `publish(k)` makes only the first `k` visible; the rest is never read (it is given back or
 /// skipped), and the next span's items follow the published ones.
-fn partial_publish<S: Storage<Item = u64>, P: Producer>(build: Build<S, P>) {
+fn partial_publish<S: Storage<Item = u64>, P: ClaimMode>(build: Build<S, P>) {
     let (mut w, mut r) = build(8, 0);
     let mut span = w.try_reserve(4).unwrap();
     span.copy_from_slice(&[1, 2, 99, 99]);
@@ -55,7 +55,7 @@ fn partial_publish<S: Storage<Item = u64>, P: Producer>(build: Build<S, P>) {
 
 /// A span crossing the end of the memory: one slice when double-mapped, two otherwise; the
 /// items come back in order either way.
-fn wrap_around_spans<S: Storage<Item = u64>, P: Producer>(build: Build<S, P>) {
+fn wrap_around_spans<S: Storage<Item = u64>, P: ClaimMode>(build: Build<S, P>) {
     let (mut w, mut r) = build(8, 0);
     let cap = w.ring().capacity();
     advance(&mut w, &mut r, cap - 2);
@@ -83,7 +83,7 @@ fn wrap_around_spans<S: Storage<Item = u64>, P: Producer>(build: Build<S, P>) {
 }
 
 /// A reader attached mid-stream sees only the items published after it attached.
-fn attach_mid_stream<S: Storage<Item = u64>, P: Producer>(build: Build<S, P>) {
+fn attach_mid_stream<S: Storage<Item = u64>, P: ClaimMode>(build: Build<S, P>) {
     let (mut w, mut r) = build(8, 0);
     write(&mut w, &[1, 2, 3]);
     let mut late = r.subscribe().unwrap();
@@ -94,7 +94,7 @@ fn attach_mid_stream<S: Storage<Item = u64>, P: Producer>(build: Build<S, P>) {
 }
 
 /// Readers drain what is published after the writer is gone, then see `Closed`.
-fn drain_then_closed<S: Storage<Item = u64>, P: Producer>(build: Build<S, P>) {
+fn drain_then_closed<S: Storage<Item = u64>, P: ClaimMode>(build: Build<S, P>) {
     let (mut w, mut r) = build(8, 0);
     let mut other = r.subscribe().unwrap();
     write(&mut w, &[1, 2, 3]);
@@ -107,7 +107,7 @@ fn drain_then_closed<S: Storage<Item = u64>, P: Producer>(build: Build<S, P>) {
 }
 
 /// `try_reserve` reports how much is free when full, and refuses more than the capacity.
-fn full_and_too_large<S: Storage<Item = u64>, P: Producer>(build: Build<S, P>) {
+fn full_and_too_large<S: Storage<Item = u64>, P: ClaimMode>(build: Build<S, P>) {
     let (mut w, mut r) = build(8, 0);
     let cap = w.ring().capacity();
     w.try_reserve(cap - 3).unwrap().fill(1);
@@ -131,7 +131,7 @@ fn full_and_too_large<S: Storage<Item = u64>, P: Producer>(build: Build<S, P>) {
 }
 
 /// A reader dropped with unread items no longer holds the writer back.
-fn detached_reader_never_stalls<S: Storage<Item = u64>, P: Producer>(build: Build<S, P>) {
+fn detached_reader_never_stalls<S: Storage<Item = u64>, P: ClaimMode>(build: Build<S, P>) {
     let (mut w, mut r) = build(8, 0);
     let cap = w.ring().capacity();
     let slow = r.subscribe().unwrap();
@@ -149,7 +149,7 @@ fn detached_reader_never_stalls<S: Storage<Item = u64>, P: Producer>(build: Buil
 }
 
 /// Cursors starting just below `usize::MAX`: several laps across the wrap, items in order.
-fn cursors_across_usize_wrap<S: Storage<Item = u64>, P: Producer>(build: Build<S, P>) {
+fn cursors_across_usize_wrap<S: Storage<Item = u64>, P: ClaimMode>(build: Build<S, P>) {
     for k in [0, 1, 5] {
         let (mut w, mut r) = build(8, usize::MAX - k);
         let cap = w.ring().capacity();
@@ -225,7 +225,7 @@ every_variant! {
 /// Double-mapped aliasing end to end: a span written across the wrap point is one `&mut [T]`
 /// (DerefMut); its tail lies in the second mapping, yet a reader starting at slot 0 — the
 /// first mapping, a different address — reads those very items.
-fn mapped_aliasing<P: Producer>(build: Build<spanring::std_ext::DoubleMapped<u64>, P>) {
+fn mapped_aliasing<P: ClaimMode>(build: Build<spanring::std_ext::DoubleMapped<u64>, P>) {
     let (mut w, mut r) = build(1, 0);
     let cap = w.ring().capacity();
     advance(&mut w, &mut r, cap - 3);

@@ -12,7 +12,7 @@
 use std::thread;
 use std::time::{Duration, Instant};
 
-use spanring::std_ext::owned::{self, Buffer, OwnedProducer, OwnedStorage, OwnedWriter};
+use spanring::std_ext::owned::{self, Buffer, OwnedClaimMode, OwnedStorage, OwnedWriter};
 use spanring::std_ext::BlockingWait;
 use spanring::{ReadError, WaitStrategy};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -76,7 +76,7 @@ fn ping_pong<const ID: usize, S, P>(
 ) where
     S: OwnedStorage + Send + Sync + 'static,
     S::Item: Tagged,
-    P: OwnedProducer + Send + Sync + 'static,
+    P: OwnedClaimMode + Send + Sync + 'static,
 {
     let (writer, reader) = buffer.build().expect("build");
     assert!((4..=16).contains(&writer.ring().capacity()));

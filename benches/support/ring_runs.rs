@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 
 use spanring::sync::AtomicUsize;
 use spanring::{
-    MultiProducer, Producer, ReadError, Reader, Ring, SingleProducer, Storage, WaitStrategy, Writer,
+    ClaimMode, MultiProducer, ReadError, Reader, Ring, SingleProducer, Storage, WaitStrategy,
+    Writer,
 };
 
 use super::check::{item, Checker};
@@ -78,7 +79,7 @@ pub fn gr4_capacity(chunk: usize, consumers: usize) -> usize {
 /// How a repetition gets more than one writer: a multi-producer ring hands out only its first
 /// writer through `Writer::attach`, the others are clones of it; a single-producer ring has
 /// no other.
-pub trait MoreWriters: Producer + Sized {
+pub trait MoreWriters: ClaimMode + Sized {
     /// Another writer of `first`'s ring, if this claim mode has one.
     fn another<'r, S: Storage, W: WaitStrategy>(
         first: &Writer<&'r Ring<S, Self, W, 4>>,
@@ -198,7 +199,7 @@ where
 fn produce<S, P, W>(mut w: Writer<&Ring<S, P, W, 4>>, producer: usize, sc: &Scenario)
 where
     S: Storage<Item = u64>,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
 {
     let src: Vec<u64> = (0..sc.chunk as u64).collect();
@@ -226,7 +227,7 @@ where
 fn consume<S, P, W>(mut r: Reader<&Ring<S, P, W, 4>>, sc: &Scenario) -> usize
 where
     S: Storage<Item = u64>,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
 {
     let total = sc.total();

@@ -1,7 +1,7 @@
 //! [`RingBuilder`]: every configuration of a [`Ring`] through one chain of calls — wait
 //! strategy, reader capacity, producer kind, start cursor — instead of naming the ring's type.
 
-use crate::claim::{MultiProducer, Producer, SingleProducer};
+use crate::claim::{ClaimMode, MultiProducer, SingleProducer};
 use crate::error::CapacityError;
 use crate::sync::AtomicUsize;
 use crate::{BusySpin, Layout, Ring, Storage, WaitStrategy};
@@ -41,8 +41,12 @@ use crate::{BusySpin, Layout, Ring, Storage, WaitStrategy};
 /// [`Ring::new_inline_with`] and [`Ring::new_inline_multi`] take the same choices.
 #[must_use = "a builder does nothing until `build` is called"]
 #[derive(Debug)]
-pub struct RingBuilder<S, P: BuildProducer = SingleProducer, W = BusySpin, const READERS: usize = 4>
-{
+pub struct RingBuilder<
+    S,
+    P: BuildClaimMode = SingleProducer,
+    W = BusySpin,
+    const READERS: usize = 4,
+> {
     storage: S,
     start: usize,
     space: W,
@@ -71,7 +75,7 @@ impl<S: Storage> Ring<S> {
     }
 }
 
-impl<S: Storage, P: BuildProducer, W: WaitStrategy, const READERS: usize>
+impl<S: Storage, P: BuildClaimMode, W: WaitStrategy, const READERS: usize>
     RingBuilder<S, P, W, READERS>
 {
     /// Waits through `W2` (built with `Default`): writers on a full ring, readers on an empty
@@ -216,7 +220,7 @@ mod sealed {
 }
 
 /// A producer kind a [`RingBuilder`] can build: what it needs (`Config`) and how. Sealed.
-pub trait BuildProducer: Producer + Sized + sealed::Sealed {
+pub trait BuildClaimMode: ClaimMode + Sized + sealed::Sealed {
     /// What the builder holds for it: nothing for [`SingleProducer`], the record words for
     /// [`MultiProducer`].
     type Config;
@@ -224,14 +228,14 @@ pub trait BuildProducer: Producer + Sized + sealed::Sealed {
     fn build(config: Self::Config, layout: &Layout, start: usize) -> Result<Self, CapacityError>;
 }
 
-impl BuildProducer for SingleProducer {
+impl BuildClaimMode for SingleProducer {
     type Config = ();
     fn build((): (), _: &Layout, _: usize) -> Result<Self, CapacityError> {
         Ok(SingleProducer::new())
     }
 }
 
-impl<B: AsRef<[AtomicUsize]>> BuildProducer for MultiProducer<B> {
+impl<B: AsRef<[AtomicUsize]>> BuildClaimMode for MultiProducer<B> {
     type Config = B;
     fn build(words: B, layout: &Layout, start: usize) -> Result<Self, CapacityError> {
         MultiProducer::checked(words, layout, start, usize::BITS)

@@ -163,8 +163,26 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// The claim protocol of a ring: [`SingleProducer`] or [`MultiProducer`]. Sealed.
-pub trait Producer: sealed::Sealed {
+/// How a ring's writers claim slots: [`SingleProducer`] (one writer, no CAS) or
+/// [`MultiProducer`] (any number of writers). It names a *mode*, not a handle: the handles are
+/// [`Writer`](crate::Writer) and [`Reader`](crate::Reader). Sealed. Generic code over both
+/// modes bounds on it:
+///
+/// ```
+/// use spanring_core::{ClaimMode, Reader, Ring, SliceStorage, Storage, WaitStrategy};
+/// fn drain<S: Storage<Item = u8>, P: ClaimMode, W: WaitStrategy>(
+///     r: &mut Reader<&Ring<S, P, W>>,
+/// ) -> usize {
+///     r.try_read_all().map_or(0, |span| span.len())
+/// }
+/// let mut memory = [0u8; 4];
+/// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+/// let mut r = ring.reader().unwrap();
+/// ring.writer().unwrap().try_push(1).unwrap();
+/// assert_eq!(drain(&mut r), 1);
+/// assert!(!<spanring_core::SingleProducer as ClaimMode>::MULTI);
+/// ```
+pub trait ClaimMode: sealed::Sealed {
     /// `true` for [`MultiProducer`].
     const MULTI: bool;
     #[doc(hidden)]
@@ -177,7 +195,7 @@ pub trait Producer: sealed::Sealed {
 }
 
 /// The multi-producer half of the protocol (internal; public only because it appears in the
-/// sealed [`Producer`] trait).
+/// sealed [`ClaimMode`] trait).
 #[doc(hidden)]
 pub trait MultiClaim {
     fn claim(&self) -> &Sequence;
@@ -234,7 +252,7 @@ impl SingleProducer {
 
 impl sealed::Sealed for SingleProducer {}
 
-impl Producer for SingleProducer {
+impl ClaimMode for SingleProducer {
     const MULTI: bool = false;
     type Multi = NoMulti;
     #[inline]
@@ -429,7 +447,7 @@ impl<B: AsRef<[AtomicUsize]>> MultiProducer<B> {
 
 impl<B: AsRef<[AtomicUsize]>> sealed::Sealed for MultiProducer<B> {}
 
-impl<B: AsRef<[AtomicUsize]>> Producer for MultiProducer<B> {
+impl<B: AsRef<[AtomicUsize]>> ClaimMode for MultiProducer<B> {
     const MULTI: bool = true;
     type Multi = Self;
     #[inline]

@@ -8,14 +8,14 @@
 use core::ops::Deref;
 use core::time::Duration;
 
-use crate::claim::Producer;
+use crate::claim::ClaimMode;
 use crate::error::FillError;
 use crate::{Ring, Storage, WaitStrategy, WaitTimeout, WriteSpan, Writer};
 
 impl<S, P, W, const N: usize, R> WriteSpan<'_, R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -44,7 +44,7 @@ where
 impl<S, P, W, const N: usize, R> Writer<R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {

@@ -11,7 +11,7 @@
 use core::ops::Deref;
 
 use crate::{
-    Producer, PushError, ReadError, ReadSpan, Reader, ReserveError, Ring, Storage, WaitStrategy,
+    ClaimMode, PushError, ReadError, ReadSpan, Reader, ReserveError, Ring, Storage, WaitStrategy,
     WriteSpan, Writer,
 };
 
@@ -157,7 +157,7 @@ pub trait WriteHandle {
 impl<S, P, W, const N: usize, R> ReadHandle for Reader<R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -204,7 +204,7 @@ where
 impl<S, P, W, const N: usize, R> WriteHandle for Writer<R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -247,7 +247,7 @@ where
 fn show<S, P, W, const N: usize, R, F>(span: ReadSpan<'_, R>, f: F) -> usize
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
     F: FnOnce(&[S::Item], &[S::Item]) -> usize,
@@ -263,7 +263,7 @@ where
 fn fill<S, P, W, const N: usize, R, F>(mut span: WriteSpan<'_, R>, f: F) -> usize
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
     F: FnOnce(&mut [S::Item], &mut [S::Item]) -> usize,

@@ -133,9 +133,9 @@ mod write_span;
 mod writer;
 mod writers;
 
-pub use builder::{BuildProducer, RingBuilder};
+pub use builder::{BuildClaimMode, RingBuilder};
 pub use cache_padded::CachePadded;
-pub use claim::{multi_words, MultiProducer, Producer, SingleProducer};
+pub use claim::{multi_words, ClaimMode, MultiProducer, SingleProducer};
 pub use error::{AttachError, CapacityError, FillError, PushError, ReadError, ReserveError};
 pub use handle::{ReadHandle, WriteHandle};
 pub use layout::Layout;

@@ -2,7 +2,7 @@
 
 use core::ops::Deref;
 
-use crate::claim::Producer;
+use crate::claim::ClaimMode;
 use crate::ring::RingCore;
 use crate::{DoubleMappedStorage, Reader, Ring, Storage, WaitStrategy};
 
@@ -36,7 +36,7 @@ where
 impl<'r, S, P, W, const N: usize, R> ReadSpan<'r, R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -209,7 +209,7 @@ impl<S, P, W, R> ReadSpan<'_, R>
 where
     S: Storage,
     S::Item: Send,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, 1>>,
 {
@@ -295,7 +295,7 @@ where
 impl<S, P, W, const N: usize, R> Deref for ReadSpan<'_, R>
 where
     S: DoubleMappedStorage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -309,7 +309,7 @@ where
 impl<S, P, W, const N: usize, R> core::ops::Index<usize> for ReadSpan<'_, R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -341,7 +341,7 @@ where
 impl<'s, S, P, W, const N: usize, R> IntoIterator for &'s ReadSpan<'_, R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
     S::Item: 's,

@@ -3,7 +3,7 @@
 use core::ops::Deref;
 use core::time::Duration;
 
-use crate::claim::{MultiClaim, Producer};
+use crate::claim::{ClaimMode, MultiClaim};
 use crate::error::{AttachError, ReadError};
 use crate::readers::ReadPos;
 use crate::ring::RingCore;
@@ -66,7 +66,7 @@ struct Polled {
 impl<S, P, W, const N: usize, R> Reader<R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -409,7 +409,7 @@ where
 /// `Ok(n)` with `want ≤ n ≤ max` items to show, or fewer when no more can come;
 /// `Err(Empty)` while fewer than `want` are published and more may come.
 #[inline(always)]
-pub(crate) fn poll_at_least<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+pub(crate) fn poll_at_least<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     pos: &mut ReadPos,
     want: usize,
@@ -440,7 +440,7 @@ pub(crate) fn poll_at_least<S: Storage, P: Producer, W: WaitStrategy, const N: u
 /// or `TimedOut` for a request of nothing.
 #[cold]
 #[inline(never)]
-pub(crate) fn zero_length<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+pub(crate) fn zero_length<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     pos: &mut ReadPos,
 ) -> Result<usize, ReadError> {
@@ -452,7 +452,7 @@ pub(crate) fn zero_length<S: Storage, P: Producer, W: WaitStrategy, const N: usi
 
 /// Reloads the published cursor; returns (and caches) how many items follow our cursor.
 #[inline]
-fn refresh<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+fn refresh<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     pos: &mut ReadPos,
 ) -> usize {
@@ -465,7 +465,7 @@ fn refresh<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
 
 /// How many items (≤ `max`) can be shown now, skipping holes.
 #[inline(always)]
-fn poll<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+fn poll<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     pos: &mut ReadPos,
     max: usize,
@@ -507,7 +507,7 @@ const WALK_AHEAD: usize = 256;
 /// Multi-producer [`poll`]: walks the publication records from the reader's front
 /// (`cursor + ready`, always a span head), passing holes it meets at the cursor.
 #[inline(always)]
-fn poll_records<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+fn poll_records<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     m: &P::Multi,
     pos: &mut ReadPos,
@@ -547,7 +547,7 @@ fn poll_records<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
 /// the records stop; passes (consumes) holes met while nothing is ready. Returns whether a hole
 /// ended the run.
 #[inline(always)]
-fn walk_records<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+fn walk_records<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     m: &P::Multi,
     pos: &mut ReadPos,
@@ -588,7 +588,7 @@ where
 }
 
 /// Handing out readers is the reader's business: the ring (ring.rs) knows nothing of handles.
-impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, W, READERS> {
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P, W, READERS> {
     /// A reader handle borrowing the ring, attached at the current published cursor: it will
     /// see every item published from now on.
     ///

@@ -1,6 +1,6 @@
 //! [`Ring`]: the broadcast ring buffer over caller-provided memory.
 
-use crate::claim::{MultiClaim, MultiProducer, Producer, SingleProducer};
+use crate::claim::{ClaimMode, MultiClaim, MultiProducer, SingleProducer};
 use crate::error::CapacityError;
 use crate::readers::ReadPos;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
@@ -38,7 +38,7 @@ use crate::{BusySpin, CachePadded, Layout, ReaderRegistry, Sequence, Storage, Wa
 /// ```
 pub struct Ring<
     S: Storage,
-    P: Producer = SingleProducer,
+    P: ClaimMode = SingleProducer,
     W: WaitStrategy = BusySpin,
     const READERS: usize = 4,
 > {
@@ -114,7 +114,7 @@ impl<S: Storage, B: AsRef<[AtomicUsize]>, W: WaitStrategy + Default, const READE
     }
 }
 
-impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, W, READERS> {
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P, W, READERS> {
     fn build(
         storage: S,
         start: usize,
@@ -409,7 +409,7 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, 
     }
 }
 
-impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> core::fmt::Debug
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> core::fmt::Debug
     for Ring<S, P, W, READERS>
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -439,7 +439,7 @@ pub trait RingCore {
     fn consume_span(&self, pos: &mut crate::readers::ReadPos, count: usize);
 }
 
-impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring<S, P, W, N> {
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Ring<S, P, W, N> {
     #[inline]
     fn writer_dropped(&self) {
         if crate::writers::last_writer_gone(&self.writers) {
@@ -505,7 +505,7 @@ impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> RingCore for Ring
     }
 }
 
-impl<S: Storage, P: Producer, W: WaitStrategy, const N: usize> Ring<S, P, W, N> {
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Ring<S, P, W, N> {
     /// [`finish_span`](RingCore::finish_span) past the sole writer's fast path, out of line so
     /// that the fast path inlines into the span's drop: the publish of one of several
     /// multi-producer writers (give-back or skip records), or the sole writer's publish when a

@@ -2,7 +2,7 @@
 
 use core::ops::{Deref, DerefMut};
 
-use crate::claim::Producer;
+use crate::claim::ClaimMode;
 use crate::ring::RingCore;
 use crate::{DoubleMappedStorage, Ring, Storage, WaitStrategy, Writer};
 
@@ -52,7 +52,7 @@ where
 impl<'w, S, P, W, const N: usize, R> WriteSpan<'w, R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -232,7 +232,7 @@ where
 impl<S, P, W, const N: usize, R> Deref for WriteSpan<'_, R>
 where
     S: DoubleMappedStorage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -246,7 +246,7 @@ where
 impl<S, P, W, const N: usize, R> DerefMut for WriteSpan<'_, R>
 where
     S: DoubleMappedStorage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -259,7 +259,7 @@ where
 impl<S, P, W, const N: usize, R> core::ops::Index<usize> for WriteSpan<'_, R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -278,7 +278,7 @@ where
 impl<S, P, W, const N: usize, R> core::ops::IndexMut<usize> for WriteSpan<'_, R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -303,7 +303,7 @@ where
 impl<'s, S, P, W, const N: usize, R> IntoIterator for &'s WriteSpan<'_, R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
     S::Item: 's,
@@ -336,7 +336,7 @@ where
 impl<'s, S, P, W, const N: usize, R> IntoIterator for &'s mut WriteSpan<'_, R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
     S::Item: 's,

@@ -3,7 +3,7 @@
 use core::ops::Deref;
 use core::time::Duration;
 
-use crate::claim::{MultiClaim, Producer, SpLocal};
+use crate::claim::{ClaimMode, MultiClaim, SpLocal};
 use crate::error::{AttachError, FillError, PushError, ReserveError};
 use crate::ring::RingCore;
 use crate::sync::Ordering;
@@ -47,7 +47,7 @@ where
 impl<S, P, W, const N: usize, R> Writer<R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -561,7 +561,7 @@ where
 impl<S, P, W, const N: usize, R> Writer<R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -612,7 +612,7 @@ where
 }
 
 /// Handing out writers is the writer's business: the ring (ring.rs) knows nothing of handles.
-impl<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize> Ring<S, P, W, READERS> {
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P, W, READERS> {
     /// A writer handle borrowing the ring.
     ///
     /// # Errors

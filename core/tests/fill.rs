@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use spanring_core::sync::{AtomicUsize, Ordering};
 use spanring_core::{
-    multi_words, AsyncWait, FillError, InlineStorage, Producer, ReadError, ReserveError, Ring,
+    multi_words, AsyncWait, ClaimMode, FillError, InlineStorage, ReadError, ReserveError, Ring,
     RingCore, SliceStorage, WaitStrategy, WaitTimeout, WriteSpan,
 };
 
@@ -142,7 +142,7 @@ impl WaitTimeout for CountingYield {
 
 /// A full four-slot ring holding 1, 2, 3, 4: a second thread's `reserve_with(3)` waits until
 /// this thread reads three items, then fills and publishes 5, 6, 7.
-fn waiting_fill_after_reader_frees_space<P: Producer + Sync>(
+fn waiting_fill_after_reader_frees_space<P: ClaimMode + Sync>(
     ring: &Ring<SliceStorage<'_, u32>, P, CountingYield>,
 ) {
     let mut r = ring.reader().unwrap();

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{
-    multi_words, AttachError, MultiProducer, Producer, ReadError, Reader, ReserveError, Ring,
+    multi_words, AttachError, ClaimMode, MultiProducer, ReadError, Reader, ReserveError, Ring,
     SingleProducer, SliceStorage, Writer,
 };
 
@@ -77,7 +77,7 @@ type ModelWriter<'r, 'm, P> = Writer<&'r Ring<SliceStorage<'m, u64>, P>>;
 
 /// How `run` gets its second writer: a multi-producer ring hands out only its first writer
 /// through `ring.writer()`, the others are clones of it; a single-producer ring has none.
-trait SecondWriter: Producer + Sized {
+trait SecondWriter: ClaimMode + Sized {
     fn second<'r, 'm>(first: &ModelWriter<'r, 'm, Self>) -> Option<ModelWriter<'r, 'm, Self>>;
 }
 

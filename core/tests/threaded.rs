@@ -7,7 +7,7 @@ use core::ops::Deref;
 use spanring_core::sync::AtomicUsize;
 use spanring_core::WaitStrategy;
 use spanring_core::{
-    multi_words, MultiProducer, Producer, ReadError, Reader, Ring, SliceStorage, Storage, Writer,
+    multi_words, ClaimMode, MultiProducer, ReadError, Reader, Ring, SliceStorage, Storage, Writer,
 };
 
 const ITEMS: u32 = if cfg!(miri) { 60 } else { 20_000 };
@@ -31,7 +31,7 @@ fn read_all<R, S, P>(reader: &mut Reader<R>, producers: usize)
 where
     R: Deref<Target = Ring<S, P, Yield, 4>>,
     S: Storage<Item = u32>,
-    P: Producer,
+    P: ClaimMode,
 {
     let mut next = vec![0u32; producers];
     loop {
@@ -54,7 +54,7 @@ fn write_all<R, S, P>(writer: &mut Writer<R>, id: u32, chunk: usize)
 where
     R: Deref<Target = Ring<S, P, Yield, 4>>,
     S: Storage<Item = u32>,
-    P: Producer,
+    P: ClaimMode,
 {
     let mut n = 0;
     while n < ITEMS {

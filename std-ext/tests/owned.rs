@@ -6,7 +6,7 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use spanring_core::{AttachError, Producer, ReadError, ReserveError, Storage};
+use spanring_core::{AttachError, ClaimMode, ReadError, ReserveError, Storage};
 use spanring_std::owned::{self, OwnedMultiProducer};
 use spanring_std::{BlockingWait, OwnedReader, OwnedWriter};
 
@@ -33,7 +33,7 @@ type Handles<V> = (W<V>, OwnedReader<<V as Variant>::S, <V as Variant>::P>);
 /// The handles a variant builds, and how it splits its writer into `n` writers.
 trait Variant {
     type S: Storage<Item = u64> + Send + Sync + 'static;
-    type P: Producer + Send + Sync + 'static;
+    type P: ClaimMode + Send + Sync + 'static;
     fn build(cap: usize) -> Handles<Self>;
     /// `n` writers for a multi-producer variant, 1 for a single-producer one.
     fn writers(w: W<Self>, n: usize) -> Vec<W<Self>>;

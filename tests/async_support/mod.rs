@@ -179,7 +179,7 @@ pub async fn yield_now() {
     .await
 }
 
-use spanring::{Producer, ReadError, Reader, Ring, Storage, WakerRegistry, Writer};
+use spanring::{ClaimMode, ReadError, Reader, Ring, Storage, WakerRegistry, Writer};
 use std::ops::Deref;
 
 // The tags and the per-reader check of the threaded harness (tests/common).
@@ -196,7 +196,7 @@ pub async fn produce<R, S, P, W, const N: usize>(
 ) where
     R: Deref<Target = Ring<S, P, W, N>>,
     S: Storage<Item = u64>,
-    P: Producer,
+    P: ClaimMode,
     W: WakerRegistry,
 {
     let mut counter = 0u64;
@@ -221,7 +221,7 @@ pub async fn consume<R, S, P, W, const N: usize>(
 where
     R: Deref<Target = Ring<S, P, W, N>>,
     S: Storage<Item = u64>,
-    P: Producer,
+    P: ClaimMode,
     W: WakerRegistry,
 {
     let mut check = InOrder::new(producers);

@@ -15,7 +15,7 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 use super::async_wait::{WakerCellId, WakerRegistry};
-use crate::claim::Producer;
+use crate::claim::ClaimMode;
 use crate::error::{FillError, PushError, ReadError, ReserveError};
 use crate::ring::RingCore;
 use crate::{ReadSpan, Reader, Ring, Storage, WriteSpan, Writer};
@@ -51,7 +51,7 @@ where
 impl<S, P, W, const N: usize, R> Writer<R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WakerRegistry,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -179,7 +179,7 @@ where
 impl<'a, S, P, W, const N: usize, R> Future for ReserveFuture<'a, R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WakerRegistry,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -257,7 +257,7 @@ where
 impl<S, P, W, const N: usize, R> Reader<R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WakerRegistry,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -347,7 +347,7 @@ where
 impl<'a, S, P, W, const N: usize, R> Future for ReadFuture<'a, R>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WakerRegistry,
     R: Deref<Target = Ring<S, P, W, N>>,
 {
@@ -425,7 +425,7 @@ pub trait AsyncRing: RingCore {
     fn release_data_cell(&self, cell: WakerCellId);
 }
 
-impl<S: Storage, P: Producer, W: WakerRegistry, const N: usize> AsyncRing for Ring<S, P, W, N> {
+impl<S: Storage, P: ClaimMode, W: WakerRegistry, const N: usize> AsyncRing for Ring<S, P, W, N> {
     fn release_space_cell(&self, cell: WakerCellId) {
         self.space.release(cell);
     }
@@ -434,7 +434,7 @@ impl<S: Storage, P: Producer, W: WakerRegistry, const N: usize> AsyncRing for Ri
     }
 }
 
-impl<S: Storage, P: Producer, W: crate::WaitStrategy, const N: usize> Ring<S, P, W, N> {
+impl<S: Storage, P: ClaimMode, W: crate::WaitStrategy, const N: usize> Ring<S, P, W, N> {
     /// The wait strategy writers wait on for free space (readers notify it) — e.g. to check
     /// [`AsyncWait::registered`](crate::AsyncWait::registered).
     pub fn space_wait(&self) -> &W {

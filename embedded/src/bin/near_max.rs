@@ -8,7 +8,7 @@
 #![no_main]
 
 use spanring_core::sync::AtomicUsize;
-use spanring_core::{multi_words, MultiProducer, Producer, Ring, SliceStorage};
+use spanring_core::{multi_words, ClaimMode, MultiProducer, Ring, SliceStorage};
 use spanring_embedded::irq::{self, IrqCount};
 use spanring_embedded::{board, check::InOrder, report::Report, static_cell::StaticCell};
 
@@ -29,7 +29,7 @@ static MP_RING: StaticCell<MpRing> = StaticCell::new();
 static FULL: IrqCount = IrqCount::new();
 
 /// The interrupt publishes ITEMS sequence numbers into `ring`; the main loop checks them.
-fn run<P: Producer + Send + Sync + 'static>(
+fn run<P: ClaimMode + Send + Sync + 'static>(
     name: &str,
     ring: &'static Ring<SliceStorage<'static, u32>, P>,
 ) -> bool {

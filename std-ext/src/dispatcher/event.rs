@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{
-    multi_words, ByMut, CapacityError, MultiProducer, Producer, Ring, SendCallbackSlot,
+    multi_words, ByMut, CapacityError, ClaimMode, MultiProducer, Ring, SendCallbackSlot,
     SingleProducer,
 };
 
@@ -49,7 +49,7 @@ mod sealed {
 /// `Clone`, any number of posting threads) or [`SingleProducer`] (one unique `Poster`; no
 /// compare-and-swap or out-of-order publication bookkeeping per post, so several times faster).
 /// Sealed: implemented for exactly these two.
-pub trait PosterKind: Producer + sealed::Sealed + Send + Sync + 'static {
+pub trait PosterKind: ClaimMode + sealed::Sealed + Send + Sync + 'static {
     /// A ring of `capacity` empty events.
     #[doc(hidden)]
     fn new_ring<Ctx: 'static, const WORDS: usize>(

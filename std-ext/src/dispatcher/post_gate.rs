@@ -18,7 +18,7 @@
 //! two or more writers is sealed by the core already (it orders itself against every claim
 //! exactly); sealing it again changes nothing.
 
-use spanring_core::{Producer, Ring, Storage, WaitStrategy};
+use spanring_core::{ClaimMode, Ring, Storage, WaitStrategy};
 
 use crate::sync::{fence, AtomicUsize, Ordering};
 
@@ -52,7 +52,7 @@ impl Drop for Posting<'_> {
 impl PostGate {
     /// Marks a post in progress; keep the guard until the span is published or dropped.
     #[inline]
-    pub(crate) fn enter<P: Producer>(&self) -> Posting<'_> {
+    pub(crate) fn enter<P: ClaimMode>(&self) -> Posting<'_> {
         // Relaxed store (or increment) + SeqCst fence: the fence orders the gate before the
         // load of the close state in the reserve that follows, against the fence in
         // `close_and_seal` (module docs). Several multi-producer posters may post at once, so
@@ -70,7 +70,7 @@ impl PostGate {
     }
 
     /// Closes `ring` and seals the close as soon as no post is in progress (module docs).
-    pub(crate) fn close_and_seal<S: Storage, P: Producer, W: WaitStrategy, const N: usize>(
+    pub(crate) fn close_and_seal<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
         &self,
         ring: &Ring<S, P, W, N>,
     ) {

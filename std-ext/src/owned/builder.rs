@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{
-    multi_words, AttachError, CapacityError, Producer, Ring, SingleProducer, Storage, WaitStrategy,
-    Writer,
+    multi_words, AttachError, CapacityError, ClaimMode, Ring, SingleProducer, Storage,
+    WaitStrategy, Writer,
 };
 
 use super::{OwnedMultiProducer, OwnedReader, OwnedWriter};
@@ -123,7 +123,7 @@ impl<S, W, const READERS: usize> Buffer<S, SingleProducer, W, READERS> {
 impl<S, P, W, const READERS: usize> Buffer<S, P, W, READERS>
 where
     S: OwnedStorage,
-    P: OwnedProducer,
+    P: OwnedClaimMode,
     W: WaitStrategy + Default,
 {
     /// Allocates the memory, builds the ring and returns its writer and a first reader
@@ -185,7 +185,7 @@ impl<T: Copy + Zeroable> OwnedStorage for DoubleMapped<T> {
 
 /// A producer kind an owned buffer can set up by itself: [`SingleProducer`] and
 /// [`OwnedMultiProducer`] (which allocates its bitset).
-pub trait OwnedProducer: Producer + Sized {
+pub trait OwnedClaimMode: ClaimMode + Sized {
     /// A ring of this kind over `storage`, cursors starting at `start`.
     ///
     /// # Errors
@@ -197,7 +197,7 @@ pub trait OwnedProducer: Producer + Sized {
     ) -> Result<Ring<S, Self, W, READERS>, CapacityError>;
 }
 
-impl OwnedProducer for SingleProducer {
+impl OwnedClaimMode for SingleProducer {
     fn ring<S: Storage, W: WaitStrategy + Default, const READERS: usize>(
         storage: S,
         start: usize,
@@ -210,7 +210,7 @@ impl OwnedProducer for SingleProducer {
     }
 }
 
-impl OwnedProducer for OwnedMultiProducer {
+impl OwnedClaimMode for OwnedMultiProducer {
     fn ring<S: Storage, W: WaitStrategy + Default, const READERS: usize>(
         storage: S,
         start: usize,

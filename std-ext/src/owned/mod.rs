@@ -83,7 +83,7 @@ use crate::HeapStorage;
 
 #[cfg(unix)]
 pub use builder::mapped;
-pub use builder::{portable, Buffer, BuildError, OwnedProducer, OwnedStorage};
+pub use builder::{portable, Buffer, BuildError, OwnedClaimMode, OwnedStorage};
 pub use reader::OwnedReader;
 pub use subscriber::Subscriber;
 

@@ -5,7 +5,7 @@ use core::time::Duration;
 use std::sync::Arc;
 
 use spanring_core::{
-    AttachError, Producer, ReadError, ReadFuture, ReadHandle, ReadSpan, Reader, Ring,
+    AttachError, ClaimMode, ReadError, ReadFuture, ReadHandle, ReadSpan, Reader, Ring,
     SingleProducer, Storage, WaitStrategy, WaitTimeout, WakerRegistry,
 };
 
@@ -35,7 +35,7 @@ use crate::BlockingWait;
 pub struct OwnedReader<S, P = SingleProducer, W = BlockingWait, const READERS: usize = 4>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
 {
     reader: Reader<SharedRing<S, P, W, READERS>>,
@@ -48,7 +48,7 @@ where
 impl<S, P, W, const READERS: usize> OwnedReader<S, P, W, READERS>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
 {
     /// The first reader handle of a new buffer (the count starts at 1).
@@ -308,7 +308,7 @@ where
 impl<S, P, W, const READERS: usize> OwnedReader<S, P, W, READERS>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WakerRegistry,
 {
     /// Up to `max` items, waiting asynchronously until at least one is published
@@ -405,7 +405,7 @@ where
 impl<S, P, W, const READERS: usize> ReadHandle for OwnedReader<S, P, W, READERS>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
 {
     type Item = S::Item;
@@ -451,7 +451,7 @@ where
 impl<S, P, W, const READERS: usize> Drop for OwnedReader<S, P, W, READERS>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
 {
     fn drop(&mut self) {
@@ -462,7 +462,7 @@ where
 }
 
 /// Drops one reader-side handle (reader or [`Subscriber`]) of `ring`; the last one closes it.
-pub(super) fn release_handle<S: Storage, P: Producer, W: WaitStrategy, const READERS: usize>(
+pub(super) fn release_handle<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize>(
     handles: &AtomicUsize,
     ring: &Ring<S, P, W, READERS>,
 ) {
@@ -478,7 +478,7 @@ pub(super) fn release_handle<S: Storage, P: Producer, W: WaitStrategy, const REA
 impl<S, P, W, const READERS: usize> fmt::Debug for OwnedReader<S, P, W, READERS>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -4,7 +4,7 @@
 use core::fmt;
 use std::sync::Arc;
 
-use spanring_core::{AttachError, Producer, Ring, SingleProducer, Storage, WaitStrategy};
+use spanring_core::{AttachError, ClaimMode, Ring, SingleProducer, Storage, WaitStrategy};
 
 use super::{OwnedReader, SharedRing};
 use crate::sync::{AtomicUsize, Ordering};
@@ -40,7 +40,7 @@ use crate::BlockingWait;
 pub struct Subscriber<S, P = SingleProducer, W = BlockingWait, const READERS: usize = 4>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
 {
     ring: SharedRing<S, P, W, READERS>,
@@ -51,7 +51,7 @@ where
 impl<S, P, W, const READERS: usize> Subscriber<S, P, W, READERS>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
 {
     /// A subscriber sharing `handles` with a live handle (the caller counts it first).
@@ -83,7 +83,7 @@ where
 impl<S, P, W, const READERS: usize> Clone for Subscriber<S, P, W, READERS>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
 {
     fn clone(&self) -> Self {
@@ -97,7 +97,7 @@ where
 impl<S, P, W, const READERS: usize> Drop for Subscriber<S, P, W, READERS>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
 {
     fn drop(&mut self) {
@@ -108,7 +108,7 @@ where
 impl<S, P, W, const READERS: usize> fmt::Debug for Subscriber<S, P, W, READERS>
 where
     S: Storage,
-    P: Producer,
+    P: ClaimMode,
     W: WaitStrategy,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
