@@ -133,10 +133,13 @@
 //!    word, one of the claim cursor, one compare), its publish is inlined into the span's drop
 //!    with no call left in it, and its rescans move the published hint without walking the
 //!    records (the walk was 10–25% of its samples).
-//! 3. The writer's own state is a limit, not a cursor ([`SpLocal`]): the claim cursor is
-//!    loaded back from the shared cursor only that writer stores, so a publish writes the
-//!    data, the record and the claim cursor and nothing else (single-producer: the data and
-//!    the published cursor).
+//! 3. The multi-producer writer's own state is a limit, not a cursor ([`SpLocal`]): the claim
+//!    cursor is loaded back from the shared cursor only that writer stores (no reader polls
+//!    it), so a publish writes the data, the record and the claim cursor and nothing else.
+//!    The single-producer writer first did the same with the published cursor, but that is
+//!    the line every caught-up reader polls: it now keeps its next cursor in [`SpLocal`]
+//!    (set by the span's drop, an L1 store), which measured 1.13× (pair median of 15
+//!    interleaved runs, 1.01–1.79) on SP 1P→1C with batch reads (2026-12-05).
 //!
 //! bm_Buffer's harness (`benches/support/ring_runs.rs`, items written and checked), MP
 //! 1P→1C chunk 1, best of 5 in interleaved runs: 41–86 M/s after step 1, 108–113 after step
@@ -557,18 +560,21 @@ impl<B: AsRef<[AtomicUsize]>> MultiClaim for MultiProducer<B> {
 /// A writer's private claim state (single-producer, or the multi-producer writer that holds
 /// the sole-writer cache).
 ///
-/// Only a limit, no cursor: the writer's claim cursor is the shared cursor only it stores
-/// (the published cursor of a single-producer ring, the claim cursor of a multi-producer
-/// ring while the cache is held), so loading it back costs a load that hits the writer's own
-/// store, and a publish stores nothing here. A profile showed the writer stalled on its
-/// stores (every store waits behind the one to a line a caught-up reader holds), so each
-/// store per item saved is throughput.
+/// The limit, and for a single-producer writer its next cursor. The multi-producer cache
+/// holder keeps no cursor here: its claim cursor is the shared one only it stores and no reader
+/// polls, so loading it back hits its own store and a publish stores nothing here. The
+/// single-producer writer's shared cursor is the published cursor, which every caught-up
+/// reader polls: loading it back would load a line the reader keeps taking, so it keeps a
+/// private copy (module docs, step 3).
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct SpLocal {
     /// The cursor the writer may claim up to: a known lower bound of every reader cursor plus
     /// one capacity. Only ever an under-estimate of the real limit.
     pub(crate) limit: usize,
+    /// Single-producer only: the next cursor to claim (the published cursor, kept here so the
+    /// claim never loads the line readers poll).
+    pub(crate) next: usize,
 }
 
 impl SpLocal {
@@ -580,9 +586,7 @@ impl SpLocal {
 
     /// The limit for a reader minimum `min`.
     #[inline]
-    pub(crate) fn limit_after(layout: &Layout, min: usize) -> Self {
-        Self {
-            limit: layout.advance(min, layout.capacity()),
-        }
+    pub(crate) fn limit_for(layout: &Layout, min: usize) -> usize {
+        layout.advance(min, layout.capacity())
     }
 }

@@ -428,18 +428,22 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> core::fmt:
 /// handle types can bound on it.
 #[doc(hidden)]
 pub trait RingCore {
+    /// `true` on a multi-producer ring.
+    const MULTI: bool;
     /// A writer handle was dropped: the last one closes the ring.
     fn writer_dropped(&self);
     /// The reader in registry slot `slot` was dropped.
     fn reader_dropped(&self, slot: usize);
     /// Publishes `count` of the `reserved` slots from `start`.
-    fn finish_span(&self, start: usize, reserved: usize, count: usize);
+    fn finish_span(&self, start: usize, reserved: usize, count: usize) -> usize;
     /// Consumes `count` items at the reader position `pos`.
     #[allow(private_interfaces)]
     fn consume_span(&self, pos: &mut crate::readers::ReadPos, count: usize);
 }
 
 impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Ring<S, P, W, N> {
+    const MULTI: bool = P::MULTI;
+
     #[inline]
     fn writer_dropped(&self) {
         if crate::writers::last_writer_gone(&self.writers) {
@@ -465,16 +469,17 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
     }
 
     #[inline(always)]
-    fn finish_span(&self, start: usize, reserved: usize, count: usize) {
+    fn finish_span(&self, start: usize, reserved: usize, count: usize) -> usize {
         let count = count.min(reserved);
+        let mut next = start;
         match self.producer.multi() {
             None => {
                 // count == 0: the claim cursor never moved, the slots are simply reused.
                 if count > 0 {
-                    let end = self.layout.advance(start, count);
+                    next = self.layout.advance(start, count);
                     // Release: the slot writes happen before any reader that acquires the
                     // published cursor reads them.
-                    self.published.store(end, Ordering::Release);
+                    self.published.store(next, Ordering::Release);
                 }
                 // Relaxed: a hint; if a close is missed here the next reserve (or the drop)
                 // sees it and seals. Sealing after this publish covers it (Release in `seal`).
@@ -497,11 +502,13 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
                     None
                 };
                 if fast.is_none() {
-                    return self.finish_multi(m, start, reserved, count, word);
+                    self.finish_multi(m, start, reserved, count, word);
+                    return next;
                 }
             }
         }
         self.data.notify_all();
+        next
     }
 }
 

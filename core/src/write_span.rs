@@ -224,7 +224,10 @@ where
     fn finish(&mut self, count: usize) {
         if !self.done {
             self.done = true;
-            self.writer.ring.finish_span(self.start, self.len, count);
+            let next = self.writer.ring.finish_span(self.start, self.len, count);
+            if !<R::Target as RingCore>::MULTI {
+                self.writer.local.next = next;
+            }
         }
     }
 }
@@ -361,7 +364,10 @@ where
             self.done = true;
             // During unwinding publish nothing: the slots may be half written.
             let count = if crate::panicking() { 0 } else { self.len };
-            self.writer.ring.finish_span(self.start, self.len, count);
+            let next = self.writer.ring.finish_span(self.start, self.len, count);
+            if !<R::Target as RingCore>::MULTI {
+                self.writer.local.next = next;
+            }
         }
     }
 }

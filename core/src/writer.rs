@@ -76,7 +76,11 @@ where
         // A limit from the cached minimum (a lower bound of every reader cursor, and not past
         // the published cursor where a single-producer writer's claims continue). A
         // multi-producer writer sets its own when it takes the sole-writer cache.
-        let local = SpLocal::limit_after(&ring.layout, ring.readers.cached_min());
+        let local = SpLocal {
+            limit: SpLocal::limit_for(&ring.layout, ring.readers.cached_min()),
+            // Relaxed: only this writer stores it (single-producer; unused otherwise).
+            next: ring.published.load(Ordering::Relaxed),
+        };
         Ok(Self { ring, local })
     }
 
@@ -388,8 +392,7 @@ where
         }
         // Relaxed: a hint; nothing is read on the strength of it.
         let closed = ring.closed.load(Ordering::Relaxed);
-        // Relaxed: only this writer stores the published cursor of a single-producer ring.
-        let claim = ring.published.load(Ordering::Relaxed);
+        let claim = local.next;
         if n <= local.free(&ring.layout, claim) && !closed {
             return Ok(claim); // the fast path: one compare against the cached limit
         }
@@ -419,10 +422,9 @@ where
         match ring.producer.multi() {
             None => {
                 if let Some(min) = ring.refresh_min() {
-                    *local = SpLocal::limit_after(layout, min);
+                    local.limit = SpLocal::limit_for(layout, min);
                 }
-                // Relaxed: only this writer stores it.
-                let claim = ring.published.load(Ordering::Relaxed);
+                let claim = local.next;
                 let free = local.free(layout, claim);
                 if free < n {
                     return Err(ReserveError::Full { free });
@@ -475,7 +477,7 @@ where
     ) -> Result<usize, ReserveError> {
         if local.free(&ring.layout, claim) < n {
             if let Some(min) = ring.refresh_min_sole(claim) {
-                *local = SpLocal::limit_after(&ring.layout, min);
+                local.limit = SpLocal::limit_for(&ring.layout, min);
             }
             let free = local.free(&ring.layout, claim);
             if free < n {

@@ -1,0 +1,59 @@
+//! The single-producer writer keeps its next cursor privately (it never loads back the
+//! published cursor readers poll): every way a span ends must leave that cursor exactly at
+//! the published one, or the next claim overlaps or leaves a gap.
+
+use spanring_core::{Ring, SliceStorage};
+
+#[test]
+fn next_claim_starts_where_the_last_publish_ended() {
+    let mut memory = [0u32; 8];
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .start_at(usize::MAX - 5) // the cursors wrap during the test
+        .build()
+        .unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    let mut expect = Vec::new();
+    let mut next = 1u32;
+    // Full publish, partial publish, publish of nothing, a dropped (fully published) span
+    // and a one-item push, over several laps.
+    for round in 0..20 {
+        let published = ring.published();
+        let mut span = w.try_reserve(3).unwrap();
+        assert_eq!(
+            span.start(),
+            published,
+            "round {round}: claim not at the published cursor"
+        );
+        span.copy_from_slice(&[next, next + 1, next + 2]);
+        let keep = round % 4; // 0..=3 of the 3 slots (3 = all)
+        span.publish(keep);
+        expect.extend(next..next + keep.min(3) as u32);
+        next += 3;
+        w.try_push(next).unwrap();
+        expect.push(next);
+        next += 1;
+        let mut got = Vec::new();
+        while let Ok(span) = r.try_read_all() {
+            got.extend(span.iter().copied());
+        }
+        assert_eq!(got, expect, "round {round}");
+        expect.clear();
+    }
+}
+
+#[test]
+fn a_forgotten_span_publishes_nothing_and_its_slots_are_claimed_again() {
+    let mut memory = [0u8; 4];
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    let span = w.try_reserve(2).unwrap();
+    let start = span.start();
+    core::mem::forget(span);
+    let mut span = w.try_reserve(2).unwrap();
+    assert_eq!(span.start(), start);
+    span.copy_from_slice(&[7, 8]);
+    drop(span);
+    assert_eq!(r.try_read_all().unwrap().to_array::<2>(), Some([7, 8]));
+}
