@@ -3,8 +3,13 @@
 //! `cargo bench --bench buffer -- --quick` (or `SPANRING_BENCH_QUICK=1`): every table in about
 //! a minute on 2 cores. Without `--quick`: 8 repetitions per row like bm_Buffer (a few minutes).
 //! `--verify`: the verify table covers the whole matrix instead of a few rows. A positional
-//! argument keeps only the tables whose name contains it (`buffer`, `peers`, `wait`, `verify`).
-//! Cargo's own harness arguments (`--bench`) are ignored.
+//! argument keeps only the tables whose name contains it (`buffer`, `peers`, `wait`, `verify`,
+//! `targets`). Cargo's own harness arguments (`--bench`) are ignored.
+//!
+//! The targets table is measured on its own, after the others: each ratio against a peer is the
+//! median of interleaved pairs (one repetition of ours, one of the peer, back to back, order
+//! alternating; 5 pairs quick, 11 full), so a VM that changes speed between minutes cannot
+//! make a ratio out of two different machines (`support/paired.rs`).
 //!
 //! What is measured (bm_Buffer's method, its parameters, our code):
 //! - 1,000,000 samples per repetition; P producers write `samples / P` each (rounded up to
@@ -27,6 +32,8 @@
 
 #[path = "support/check.rs"]
 mod check;
+#[path = "support/paired.rs"]
+mod paired;
 #[path = "support/peers.rs"]
 mod peers;
 #[path = "support/report.rs"]
@@ -41,10 +48,11 @@ use std::time::{Duration, Instant};
 
 use spanring::std_ext::{BlockingWait, DoubleMapped, HeapStorage, YieldWait};
 use spanring::sync::AtomicUsize;
-use spanring::{multi_words, Backoff, BusySpin, Ring, Storage, WaitStrategy};
+use spanring::{multi_words, Backoff, BusySpin, Ring, WaitStrategy};
 
+use paired::Paired;
 use report::Row;
-use ring_runs::{gr4_capacity, MoreWriters, Scenario, Touch};
+use ring_runs::{gr4_capacity, Scenario, Touch};
 use stats::{si, Rep, Stats};
 
 /// Run parameters from the command line and environment.
@@ -139,14 +147,44 @@ fn bits(capacity: usize) -> Vec<AtomicUsize> {
         .collect()
 }
 
-fn measure<S, P, W>(reps: usize, make: &dyn Fn() -> Ring<S, P, W, 4>, sc: &Scenario) -> Stats
+/// One repetition of a spanring row with wait strategy `W` (a fresh ring each time).
+fn spanring_rep<W>(memory: Memory, multi: bool, sc: &Scenario) -> Rep
 where
-    S: Storage<Item = u64>,
-    P: MoreWriters,
-    W: WaitStrategy,
-    Ring<S, P, W, 4>: Sync,
+    W: WaitStrategy + Default + Send + Sync,
 {
-    repeat(reps, || ring_runs::run_rep(make, sc))
+    let cap = gr4_capacity(sc.chunk, sc.consumers);
+    let dm = || DoubleMapped::<u64>::new(cap).expect("double-mapped memory");
+    let heap = || HeapStorage::<u64>::with_capacity(cap).expect("heap memory");
+    match (memory, multi) {
+        (Memory::DoubleMapped, false) => ring_runs::run_rep(
+            &|| Ring::builder(dm()).wait::<W>().build().expect("ring"),
+            sc,
+        ),
+        (Memory::DoubleMapped, true) => ring_runs::run_rep(
+            &|| {
+                Ring::builder(dm())
+                    .wait::<W>()
+                    .multi_producer(bits(cap))
+                    .build()
+                    .expect("ring")
+            },
+            sc,
+        ),
+        (Memory::Portable, false) => ring_runs::run_rep(
+            &|| Ring::builder(heap()).wait::<W>().build().expect("ring"),
+            sc,
+        ),
+        (Memory::Portable, true) => ring_runs::run_rep(
+            &|| {
+                Ring::builder(heap())
+                    .wait::<W>()
+                    .multi_producer(bits(cap))
+                    .build()
+                    .expect("ring")
+            },
+            sc,
+        ),
+    }
 }
 
 /// One spanring row with wait strategy `W`.
@@ -162,43 +200,7 @@ where
     W: WaitStrategy + Default + Send + Sync,
 {
     let cap = gr4_capacity(sc.chunk, sc.consumers);
-    let dm = || DoubleMapped::<u64>::new(cap).expect("double-mapped memory");
-    let heap = || HeapStorage::<u64>::with_capacity(cap).expect("heap memory");
-    let reps = cfg.reps;
-    let stats = match (memory, multi) {
-        (Memory::DoubleMapped, false) => measure(
-            reps,
-            &|| Ring::builder(dm()).wait::<W>().build().expect("ring"),
-            sc,
-        ),
-        (Memory::DoubleMapped, true) => measure(
-            reps,
-            &|| {
-                Ring::builder(dm())
-                    .wait::<W>()
-                    .multi_producer(bits(cap))
-                    .build()
-                    .expect("ring")
-            },
-            sc,
-        ),
-        (Memory::Portable, false) => measure(
-            reps,
-            &|| Ring::builder(heap()).wait::<W>().build().expect("ring"),
-            sc,
-        ),
-        (Memory::Portable, true) => measure(
-            reps,
-            &|| {
-                Ring::builder(heap())
-                    .wait::<W>()
-                    .multi_producer(bits(cap))
-                    .build()
-                    .expect("ring")
-            },
-            sc,
-        ),
-    };
+    let stats = repeat(cfg.reps, || spanring_rep::<W>(memory, multi, sc));
     let capacity = match memory {
         Memory::DoubleMapped => DoubleMapped::<u64>::rounded_capacity(cap).unwrap_or(cap),
         Memory::Portable => cap,
@@ -492,75 +494,81 @@ struct Target {
     threshold: f64,
 }
 
-/// The issues' targets, evaluated on this run's rows only.
-fn targets(rows: &[Row]) -> Vec<Target> {
+/// The issues' targets, measured in this run only. Every ratio against a peer (and MP against
+/// SP) is the median of interleaved pairs ([`Paired`]): one repetition of ours, one of the
+/// peer, back to back, so both sides saw the machine in the same state.
+fn targets(cfg: &Config, rows: &[Row]) -> Vec<Target> {
+    type PeerFn = fn(&Scenario, usize) -> Rep;
+    let rounds = if cfg.quick { 5 } else { 11 };
     let mut t = Vec::new();
-    // spanring row `r` against the peer `name` measured in this run, same shape.
-    let mut vs = |issue: u32, what: &str, r: Ref, name: &str, threshold: f64| {
-        let Some(ours) = r.find(rows) else { return };
-        let Some(peer) = rows.iter().find(|x| {
-            x.table == "peers"
-                && x.implementation == name
-                && (x.producers, x.consumers, x.chunk) == (r.producers, r.consumers, r.chunk)
-        }) else {
-            return;
-        };
+    // Our verify row of shape `r` against `peer` in the same shape.
+    let mut vs = |issue: u32, what: &str, r: Ref, peer: PeerFn, threshold: f64| {
+        let mut ours = cfg.scenario(r.producers, r.consumers, r.chunk, Touch::Verify);
+        ours.batch_reads = r.batch;
+        let theirs = cfg.scenario(r.producers, r.consumers, r.chunk, Touch::None);
+        let cap = gr4_capacity(r.chunk, r.consumers);
+        let p = Paired::measure(
+            rounds,
+            || spanring_rep::<YieldWait>(Memory::DoubleMapped, r.multi, &ours),
+            || peer(&theirs, cap),
+        );
         t.push(Target {
             issue,
             what: what.into(),
-            detail: format!("{} vs {}", si(ours.stats.ops), si(peer.stats.ops)),
-            value: ours.stats.ops / peer.stats.ops,
+            detail: p.detail(),
+            value: p.ratio(),
             threshold,
         });
     };
     let mp = |p| Ref::item(true, p, 1, false);
+    let sp = Ref::item(false, 1, 1, false);
     vs(
         11,
         "MP 1P→1C chunk 1 vs ArrayQueue",
         mp(1),
-        "ArrayQueue",
+        peers::array_queue,
         1.5,
     );
     vs(
         11,
         "MP 2P→1C chunk 1 vs ArrayQueue",
         mp(2),
-        "ArrayQueue",
+        peers::array_queue,
         1.5,
     );
     vs(
         11,
         "MP 1P→1C chunk 1 vs disruptor MP",
         mp(1),
-        "disruptor MP",
+        peers::disruptor_mp,
         2.0,
     );
     vs(
         11,
         "MP 2P→1C chunk 1 vs disruptor MP",
         mp(2),
-        "disruptor MP",
+        peers::disruptor_mp,
         2.0,
     );
     vs(
         13,
         "SP item at a time vs ringbuf try_push/try_pop",
-        Ref::item(false, 1, 1, false),
-        "ringbuf",
+        sp,
+        peers::ringbuf,
         1.0,
     );
     vs(
         13,
         "SP item at a time vs rtrb push/pop",
-        Ref::item(false, 1, 1, false),
-        "rtrb",
+        sp,
+        peers::rtrb,
         1.2,
     );
     vs(
         13,
         "SP batch reads vs rtrb read_chunk",
         Ref::item(false, 1, 1, true),
-        "rtrb (batch reads)",
+        peers::rtrb_batch,
         1.2,
     );
     for c in [2, 4] {
@@ -568,26 +576,30 @@ fn targets(rows: &[Row]) -> Vec<Target> {
             13,
             &format!("broadcast 1P→{c}C item reads vs disruptor"),
             Ref::item(false, 1, c, false),
-            "disruptor",
+            peers::disruptor,
             1.2,
         );
         vs(
             13,
             &format!("broadcast 1P→{c}C batch reads vs disruptor"),
             Ref::item(false, 1, c, true),
-            "disruptor",
+            peers::disruptor,
             1.2,
         );
     }
-    if let (Some(m), Some(s)) = (mp(1).find(rows), Ref::item(false, 1, 1, false).find(rows)) {
-        t.push(Target {
-            issue: 11,
-            what: "MP used by one producer vs SP (1P→1C chunk 1)".into(),
-            detail: format!("{} vs {}", si(m.stats.ops), si(s.stats.ops)),
-            value: m.stats.ops / s.stats.ops,
-            threshold: 0.3,
-        });
-    }
+    let sc = cfg.scenario(1, 1, 1, Touch::Verify);
+    let p = Paired::measure(
+        rounds,
+        || spanring_rep::<YieldWait>(Memory::DoubleMapped, true, &sc),
+        || spanring_rep::<YieldWait>(Memory::DoubleMapped, false, &sc),
+    );
+    t.push(Target {
+        issue: 11,
+        what: "MP used by one producer vs SP (1P→1C chunk 1)".into(),
+        detail: p.detail(),
+        value: p.ratio(),
+        threshold: 0.3,
+    });
     let mp_1024: Vec<&Row> = rows
         .iter()
         .filter(|r| r.table == "buffer" && r.claim == "multi" && r.chunk == 1024)
@@ -697,9 +709,13 @@ fn main() {
         );
         rows.extend(wait);
     }
-    let targets = targets(&rows);
+    let targets = if cfg.wants("peers") || cfg.wants("targets") {
+        targets(&cfg, &rows)
+    } else {
+        Vec::new()
+    };
     if !targets.is_empty() {
-        println!("\n## targets (this run)\n");
+        println!("\n## targets (this run; ratios are medians of interleaved pairs)\n");
         println!(
             "| issue | target | measured | ratio | needed | met |\n|---|---|---|---:|---:|---|"
         );

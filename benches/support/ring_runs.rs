@@ -205,6 +205,16 @@ where
     let src: Vec<u64> = (0..sc.chunk as u64).collect();
     let mut seq = 0u64;
     let mut left = sc.per_producer();
+    if sc.chunk == 1 && sc.touch == Touch::Verify {
+        // One item at a time through the one-item call users write (`push`), as the peers'
+        // rows use theirs.
+        for seq in 0..left as u64 {
+            if w.push(item(producer, seq)).is_err() {
+                return; // closed by the watchdog
+            }
+        }
+        return;
+    }
     while left > 0 {
         let Ok(mut span) = w.reserve(sc.chunk) else {
             return; // closed by the watchdog
@@ -234,6 +244,17 @@ where
     let mut got = 0;
     let mut check = Checker::default();
     let mut dst = vec![0u64; if sc.batch_reads { 0 } else { sc.chunk }];
+    if sc.chunk == 1 && sc.touch == Touch::Verify && !sc.batch_reads {
+        // One item at a time through `pop`, as the peers' rows do.
+        while got < total {
+            match r.pop() {
+                Ok(x) => check.check(x),
+                Err(ReadError::Closed) => break,
+                Err(e) => panic!("pop failed: {e}"),
+            }
+            got += 1;
+        }
+    }
     while got < total {
         match r.read(if sc.batch_reads { usize::MAX } else { sc.chunk }) {
             Ok(span) => {
