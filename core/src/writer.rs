@@ -424,6 +424,9 @@ where
                 if let Some(min) = ring.refresh_min() {
                     local.limit = SpLocal::limit_for(layout, min);
                 }
+                if Self::closed_since_scan(ring) {
+                    return Err(Self::closed_for_claim(ring));
+                }
                 let claim = local.next;
                 let free = local.free(layout, claim);
                 if free < n {
@@ -478,6 +481,9 @@ where
         if local.free(&ring.layout, claim) < n {
             if let Some(min) = ring.refresh_min_sole(claim) {
                 local.limit = SpLocal::limit_for(&ring.layout, min);
+            }
+            if Self::closed_since_scan(ring) {
+                return Err(Self::closed_for_claim(ring));
             }
             let free = local.free(&ring.layout, claim);
             if free < n {
@@ -544,6 +550,24 @@ where
                 return Ok(c);
             }
         }
+    }
+
+    /// After a rescan of the readers: did a close happen before something the scan saw?
+    ///
+    /// The `closed` flag the claim checked first was loaded *before* the scan. A close followed
+    /// by a reader's detach (the last owned reader dropping does exactly that) can land between
+    /// the two: the scan then sees the detached reader's slots free, and a claim of them is
+    /// not one that came before the close (the space did not exist then), so it must fail
+    /// `Closed`. Found by `std-ext/tests/closing.rs` (a writer blocked on a full ring got
+    /// `Ok` after the last reader dropped).
+    ///
+    /// Relaxed suffices: the scan read the detach with Acquire (the registry's RMWs and slot
+    /// loads), the detach follows the close in the closing thread, so the close happens before
+    /// this load and coherence makes it return `true`. A scan that saw no such detach computed
+    /// a minimum that gives no space the close could have freed.
+    #[inline]
+    fn closed_since_scan(ring: &Ring<S, P, W, N>) -> bool {
+        ring.closed.load(Ordering::Relaxed)
     }
 
     /// A claim found the ring closed. A single-producer writer, or the one writer a
