@@ -11,6 +11,11 @@
 //! alternating; 5 pairs quick, 11 full), so a VM that changes speed between minutes cannot
 //! make a ratio out of two different machines (`support/paired.rs`).
 //!
+//! `SPANRING_BENCH_PIN=apart|together` pins every worker thread (`support/pin.rs`): on this VM
+//! the speed of a row depends mostly on whether the scheduler puts a writer and its reader on
+//! one core (time-sliced, no cache line moves: ~10× faster) or on two; unpinned, it picks per
+//! repetition. `apart` measures the cross-core hand-off, `together` the instructions per item.
+//!
 //! What is measured (bm_Buffer's method, its parameters, our code):
 //! - 1,000,000 samples per repetition; P producers write `samples / P` each (rounded up to
 //!   whole chunks), C readers each read all of them (broadcast);
@@ -36,6 +41,8 @@ mod check;
 mod paired;
 #[path = "support/peers.rs"]
 mod peers;
+#[path = "support/pin.rs"]
+mod pin;
 #[path = "support/report.rs"]
 mod report;
 #[path = "support/ring_runs.rs"]
@@ -669,11 +676,12 @@ fn main() {
     let cfg = Config::from_args();
     let began = Instant::now();
     println!(
-        "spanring bm_Buffer: {} samples/repetition, {} repetitions, {} cores, mode {}",
+        "spanring bm_Buffer: {} samples/repetition, {} repetitions, {} cores, mode {}, threads {:?}",
         cfg.samples,
         cfg.reps,
         std::thread::available_parallelism().map_or(0, |n| n.get()),
-        if cfg.quick { "quick" } else { "full" }
+        if cfg.quick { "quick" } else { "full" },
+        pin::placement(),
     );
     let mut rows = Vec::new();
     if cfg.wants("buffer") || cfg.wants("peers") || cfg.wants("wait") {

@@ -53,8 +53,10 @@ where
     let spans: Vec<(Instant, Instant)> = thread::scope(|s| {
         let handles: Vec<_> = workers
             .into_iter()
-            .map(|f| {
+            .enumerate()
+            .map(|(i, f)| {
                 s.spawn(move || {
+                    super::pin::pin(i);
                     start.wait();
                     let t0 = Instant::now();
                     f();
@@ -350,24 +352,29 @@ fn disruptor_with(sc: &Scenario, cap: usize, multi: bool) -> Rep {
             }
         }
     };
+    // Handler `c` runs where our reader `c` would (after the producers), when pinned.
+    macro_rules! pinned {
+        ($b:expr, $c:expr) => {
+            match super::pin::cpu_for(sc.producers + $c) {
+                Some(id) => disruptor::ProcessorSettings::pin_at_core($b, id),
+                None => $b,
+            }
+        };
+    }
     macro_rules! with_handlers {
         ($builder:expr, $drive:expr) => {
             match sc.consumers {
-                1 => $drive($builder.handle_events_with(handler(0)).build()),
-                2 => $drive(
-                    $builder
-                        .handle_events_with(handler(0))
-                        .handle_events_with(handler(1))
-                        .build(),
-                ),
-                4 => $drive(
-                    $builder
-                        .handle_events_with(handler(0))
-                        .handle_events_with(handler(1))
-                        .handle_events_with(handler(2))
-                        .handle_events_with(handler(3))
-                        .build(),
-                ),
+                1 => $drive(pinned!($builder, 0).handle_events_with(handler(0)).build()),
+                2 => $drive({
+                    let b = pinned!($builder, 0).handle_events_with(handler(0));
+                    pinned!(b, 1).handle_events_with(handler(1)).build()
+                }),
+                4 => $drive({
+                    let b = pinned!($builder, 0).handle_events_with(handler(0));
+                    let b = pinned!(b, 1).handle_events_with(handler(1));
+                    let b = pinned!(b, 2).handle_events_with(handler(2));
+                    pinned!(b, 3).handle_events_with(handler(3)).build()
+                }),
                 c => panic!("disruptor rows support 1, 2 or 4 consumers, not {c}"),
             }
         };

@@ -134,6 +134,7 @@ where
             .enumerate()
             .map(|(p, w)| {
                 s.spawn(move || {
+                    super::pin::pin(p);
                     start.wait();
                     let t0 = Instant::now();
                     produce(w, p, sc);
@@ -143,8 +144,10 @@ where
             .collect();
         let reader_threads: Vec<_> = readers
             .into_iter()
-            .map(|r| {
+            .enumerate()
+            .map(|(c, r)| {
                 s.spawn(move || {
+                    super::pin::pin(sc.producers + c);
                     start.wait();
                     let t0 = Instant::now();
                     let got = consume(r, sc);
