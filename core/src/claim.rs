@@ -139,7 +139,11 @@
 //!    The single-producer writer first did the same with the published cursor, but that is
 //!    the line every caught-up reader polls: it now keeps its next cursor in [`SpLocal`]
 //!    (set by the span's drop, an L1 store), which measured 1.13× (pair median of 15
-//!    interleaved runs, 1.01–1.79) on SP 1P→1C with batch reads (2026-12-05).
+//!    interleaved runs, 1.01–1.79) on SP 1P→1C with batch reads (2026-12-05). It also keeps
+//!    its free count (`room`), so its claim is one compare with no lap arithmetic and its
+//!    publish one subtraction: 1.19× item at a time, 1.26× with batch reads (pair medians of
+//!    7 runs with both threads pinned to one core, where the instructions per item are what
+//!    is measured; `SPANRING_BENCH_PIN` in the bench).
 //!
 //! bm_Buffer's harness (`benches/support/ring_runs.rs`, items written and checked), MP
 //! 1P→1C chunk 1, best of 5 in interleaved runs: 41–86 M/s after step 1, 108–113 after step
@@ -575,6 +579,9 @@ pub struct SpLocal {
     /// Single-producer only: the next cursor to claim (the published cursor, kept here so the
     /// claim never loads the line readers poll).
     pub(crate) next: usize,
+    /// Single-producer only: slots free from `next` up to `limit`, kept as a count so the
+    /// claim is one compare (no lap arithmetic) and a publish one subtraction.
+    pub(crate) room: usize,
 }
 
 impl SpLocal {

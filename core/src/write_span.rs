@@ -226,7 +226,9 @@ where
             self.done = true;
             let next = self.writer.ring.finish_span(self.start, self.len, count);
             if !<R::Target as RingCore>::MULTI {
+                // The claim checked `len ≤ room`, and `count ≤ len`.
                 self.writer.local.next = next;
+                self.writer.local.room -= count;
             }
         }
     }
@@ -366,7 +368,9 @@ where
             let count = if crate::panicking() { 0 } else { self.len };
             let next = self.writer.ring.finish_span(self.start, self.len, count);
             if !<R::Target as RingCore>::MULTI {
+                // The claim checked `len ≤ room`, and `count ≤ len`.
                 self.writer.local.next = next;
+                self.writer.local.room -= count;
             }
         }
     }

@@ -76,11 +76,13 @@ where
         // A limit from the cached minimum (a lower bound of every reader cursor, and not past
         // the published cursor where a single-producer writer's claims continue). A
         // multi-producer writer sets its own when it takes the sole-writer cache.
-        let local = SpLocal {
+        let mut local = SpLocal {
             limit: SpLocal::limit_for(&ring.layout, ring.readers.cached_min()),
             // Relaxed: only this writer stores it (single-producer; unused otherwise).
             next: ring.published.load(Ordering::Relaxed),
+            room: 0,
         };
+        local.room = local.free(&ring.layout, local.next);
         Ok(Self { ring, local })
     }
 
@@ -392,9 +394,8 @@ where
         }
         // Relaxed: a hint; nothing is read on the strength of it.
         let closed = ring.closed.load(Ordering::Relaxed);
-        let claim = local.next;
-        if n <= local.free(&ring.layout, claim) && !closed {
-            return Ok(claim); // the fast path: one compare against the cached limit
+        if n <= local.room && !closed {
+            return Ok(local.next); // the fast path: one compare against the cached room
         }
         Self::claim_in_slow(ring, local, n, closed)
     }
@@ -427,12 +428,11 @@ where
                 if Self::closed_since_scan(ring) {
                     return Err(Self::closed_for_claim(ring));
                 }
-                let claim = local.next;
-                let free = local.free(layout, claim);
-                if free < n {
-                    return Err(ReserveError::Full { free });
+                local.room = local.free(layout, local.next);
+                if local.room < n {
+                    return Err(ReserveError::Full { free: local.room });
                 }
-                Ok(claim)
+                Ok(local.next)
             }
             Some(m) => {
                 // Acquire: a writer that left (AcqRel decrement) made its claims visible to

@@ -57,3 +57,27 @@ fn a_forgotten_span_publishes_nothing_and_its_slots_are_claimed_again() {
     drop(span);
     assert_eq!(r.try_read_all().unwrap().to_array::<2>(), Some([7, 8]));
 }
+
+#[test]
+fn the_writer_never_passes_a_reader_that_has_not_read() {
+    let mut memory = [0u32; 4];
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    for lap in 0..3u32 {
+        for i in 0..4 {
+            w.try_push(lap * 10 + i).unwrap();
+        }
+        // Full: the fast path's free count must have gone down with every publish.
+        assert!(
+            w.try_push(99).is_err(),
+            "lap {lap}: a fifth item fit in 4 slots"
+        );
+        assert!(
+            w.try_reserve(1).is_err(),
+            "lap {lap}: a reservation past the reader"
+        );
+        let got: Vec<u32> = r.try_read_all().unwrap().iter().copied().collect();
+        assert_eq!(got, [lap * 10, lap * 10 + 1, lap * 10 + 2, lap * 10 + 3]);
+    }
+}
