@@ -234,6 +234,9 @@ where
     where
         S::Item: Clone,
     {
+        if let Some(item) = self.pop_ready() {
+            return Ok(item);
+        }
         Ok(self.try_read(1)?.take_first())
     }
 
@@ -260,6 +263,9 @@ where
     where
         S::Item: Clone,
     {
+        if let Some(item) = self.pop_ready() {
+            return Ok(item);
+        }
         Ok(self.read(1)?.take_first())
     }
 
@@ -289,6 +295,9 @@ where
         S::Item: Clone,
         W: WaitTimeout,
     {
+        if let Some(item) = self.pop_ready() {
+            return Ok(item);
+        }
         Ok(self.read_timeout(1, timeout)?.take_first())
     }
 
@@ -345,6 +354,44 @@ where
     {
         let n = self.wait_for(1, max, |w, ready| w.wait_until_timeout(ready, timeout))?;
         Ok(ReadSpan::new(self, n))
+    }
+
+    /// The one-item fast path: a clone of the next item if this reader already knows it is
+    /// published (`ready > 0`), consumed; no span. A clone that panics still consumes the item,
+    /// as with a span.
+    #[inline(always)]
+    fn pop_ready(&mut self) -> Option<S::Item>
+    where
+        S::Item: Clone,
+    {
+        if self.pos.ready == 0 {
+            return None;
+        }
+        /// Consumes the one item when dropped, on the normal path and while unwinding.
+        struct ConsumeOne<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
+            ring: &'a Ring<S, P, W, N>,
+            pos: &'a mut ReadPos,
+        }
+        impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
+            for ConsumeOne<'_, S, P, W, N>
+        {
+            #[inline(always)]
+            fn drop(&mut self) {
+                crate::ring::RingCore::consume_span(self.ring, self.pos, 1);
+            }
+        }
+        let guard = ConsumeOne {
+            ring: &self.ring,
+            pos: &mut self.pos,
+        };
+        // The slot at the cursor is published (`ready > 0`: below the published cursor, or a
+        // data record on a multi-producer ring; `ready` never covers a skipped slot) and not
+        // consumed by this reader, so no writer reuses it until the guard's consume.
+        // SAFETY: readable until the consume (above); writers never touch published slots, so
+        // sharing it with other readers is fine.
+        let item = unsafe { (*guard.ring.slot(guard.pos.cursor)).clone() };
+        drop(guard);
+        Some(item)
     }
 
     /// The fast path of every read: `max` items already known to be published (no atomic

@@ -341,6 +341,17 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
         self.readers.active()
     }
 
+    /// The slot of `cursor`: a pointer into the storage (one item, initialised). What the caller
+    /// may do with it depends on who owns the slot now (a claim, or a reader's unconsumed
+    /// range); see the callers.
+    #[inline(always)]
+    pub(crate) fn slot(&self, cursor: usize) -> *mut S::Item {
+        // SAFETY: a cursor's index is below the capacity (the lap encoding of `Layout` never
+        // produces another), and the `Storage` contract makes `base..base + capacity` one
+        // allocation of initialised items.
+        unsafe { self.storage.as_mut_ptr().add(self.layout.index(cursor)) }
+    }
+
     /// The span `[start, start + len)` as (first, second) raw parts, both derived from one
     /// base pointer (two separately derived `&mut` halves are UB under Stacked Borrows,
     /// ringbuf#15). Over double-mapped storage the second part is always empty.

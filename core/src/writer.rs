@@ -354,9 +354,26 @@ where
     }
 
     /// Stores `item` in the claimed slot at `start` and publishes it.
+    ///
+    /// A single-producer writer does it without a span (a span's two-part slices and its
+    /// drop flag cost more than the store at one item a time). Nothing shared changed at the
+    /// claim, so if dropping the slot's old item panics, nothing needs undoing: the slot is
+    /// simply claimed again. A multi-producer claim moved the shared claim cursor, so its
+    /// slot must be published or given back even then: that is the span's drop.
     #[inline(always)]
     fn write_one(&mut self, start: usize, item: S::Item) {
-        WriteSpan::new(self, start, 1).put_first(item);
+        if P::MULTI {
+            WriteSpan::new(self, start, 1).put_first(item);
+            return;
+        }
+        // The claim gave this writer the slot at `start` exclusively: not published, so no
+        // reader looks at it, and a single-producer ring has no other writer.
+        // SAFETY: exclusive (above); the slot holds an initialised item (Storage contract),
+        // which the assignment drops.
+        unsafe { *self.ring.slot(start) = item };
+        let next = self.ring.finish_span(start, 1, 1);
+        self.local.next = next;
+        self.local.room -= 1; // the claim checked `1 ≤ room`
     }
 
     #[inline]
