@@ -252,3 +252,66 @@ fn is_terminal_only_for_closed() {
     assert!(!PushError::Full(()).is_terminal());
     assert!(!PushError::TimedOut(()).is_terminal());
 }
+
+/// An item whose `clone` panics on request.
+#[derive(Debug, Default)]
+struct Touchy {
+    value: u32,
+    panic_on_clone: bool,
+}
+
+impl Clone for Touchy {
+    fn clone(&self) -> Self {
+        assert!(!self.panic_on_clone, "clone of {}", self.value);
+        Self {
+            value: self.value,
+            panic_on_clone: false,
+        }
+    }
+}
+
+/// The one-item fast path (`pop` of an item the reader already knows is published) keeps the
+/// documented rule: a clone that panics still consumes the item.
+#[test]
+fn a_pop_whose_clone_panics_still_consumes_the_item() {
+    let mut memory: [Touchy; 4] = Default::default();
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    w.try_push(Touchy {
+        value: 1,
+        panic_on_clone: true,
+    })
+    .unwrap();
+    w.try_push(Touchy {
+        value: 2,
+        panic_on_clone: false,
+    })
+    .unwrap();
+    assert_eq!(r.available(), 2);
+    // The reader knows nothing yet: this pop takes the slow path (through a span).
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| r.try_pop()));
+    assert!(caught.is_err(), "the clone of item 1 panics");
+    assert_eq!(r.try_pop().map(|t| t.value), Ok(2), "item 1 was consumed");
+    assert_eq!(r.try_pop().map(|t| t.value), Err(ReadError::Empty));
+    // Now the fast path itself: the reader knows of two items before the panicking pop.
+    w.try_push(Touchy {
+        value: 3,
+        panic_on_clone: false,
+    })
+    .unwrap();
+    w.try_push(Touchy {
+        value: 4,
+        panic_on_clone: true,
+    })
+    .unwrap();
+    w.try_push(Touchy {
+        value: 5,
+        panic_on_clone: false,
+    })
+    .unwrap();
+    assert_eq!(r.try_pop().map(|t| t.value), Ok(3)); // slow path: learns 3 are ready
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| r.try_pop()));
+    assert!(caught.is_err(), "the clone of item 4 panics (fast path)");
+    assert_eq!(r.try_pop().map(|t| t.value), Ok(5), "item 4 was consumed");
+}
