@@ -154,13 +154,11 @@ where
     /// ```
     #[inline]
     pub fn try_push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
-        match Self::claim_in(&self.ring, &mut self.local, 1) {
-            Ok(start) => {
-                self.write_one(start, item);
-                Ok(())
-            }
-            Err(e) => Err(PushError::from_reserve(e, item)),
+        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
+            self.write_one(start, item);
+            return Ok(());
         }
+        self.try_push_slow(item)
     }
 
     /// Stores one item, waiting through the ring's wait strategy while the ring is full (the
@@ -181,17 +179,14 @@ where
     /// ```
     #[inline]
     pub fn push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
-        let claimed = self.claim_waiting(1, |w, ready| {
+        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
+            self.write_one(start, item);
+            return Ok(());
+        }
+        self.push_slow(item, |w, ready| {
             w.wait_until(ready);
             true
-        });
-        match claimed {
-            Ok(start) => {
-                self.write_one(start, item);
-                Ok(())
-            }
-            Err(e) => Err(PushError::from_reserve(e, item)),
-        }
+        })
     }
 
     /// As [`push`](Self::push), giving up after `timeout`.
@@ -223,7 +218,40 @@ where
     where
         W: WaitTimeout,
     {
-        match self.claim_waiting(1, |w, ready| w.wait_until_timeout(ready, timeout)) {
+        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
+            self.write_one(start, item);
+            return Ok(());
+        }
+        self.push_slow(item, |w, ready| w.wait_until_timeout(ready, timeout))
+    }
+
+    /// [`try_push`](Self::try_push) past the fast path: the claim's slow path (rescan, close,
+    /// the multi-producer CAS). Out of line so the fast path stays a compare and a store.
+    #[inline(never)]
+    fn try_push_slow(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
+        match Self::claim_in(&self.ring, &mut self.local, 1) {
+            Ok(start) => {
+                self.write_one(start, item);
+                Ok(())
+            }
+            Err(e) => Err(PushError::from_reserve(e, item)),
+        }
+    }
+
+    /// The waiting one-item calls past the fast path: the claim's slow path, then waiting
+    /// through `wait` while full (`wait` returning `false` gives up: `TimedOut`). Out of line
+    /// so the fast path stays a compare and a store.
+    #[inline(never)]
+    fn push_slow(
+        &mut self,
+        item: S::Item,
+        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+    ) -> Result<(), PushError<S::Item>> {
+        let mut claimed = Self::claim_in(&self.ring, &mut self.local, 1);
+        if matches!(claimed, Err(ReserveError::Full { .. })) {
+            claimed = self.claim_waiting_cold(1, wait);
+        }
+        match claimed {
             Ok(start) => {
                 self.write_one(start, item);
                 Ok(())
@@ -385,15 +413,28 @@ where
     /// from the slowest reader (a cached lower bound, refreshed only when it looks too small)
     /// to the claim cursor.
     ///
-    /// Always inlined, and only the single-producer fast path: everything else is in
-    /// [`claim_in_slow`](Self::claim_in_slow), so the compiler cannot out-line the one compare
-    /// along with the rest (it did, when this was one `#[inline]` function).
+    /// Always inlined, and only the fast path ([`claim_fast`](Self::claim_fast)): everything
+    /// else is in [`claim_in_slow`](Self::claim_in_slow), so the compiler cannot out-line the
+    /// one compare along with the rest (it did, when this was one `#[inline]` function).
     #[inline(always)]
     fn claim_in(
         ring: &Ring<S, P, W, N>,
         local: &mut SpLocal,
         n: usize,
     ) -> Result<usize, ReserveError> {
+        if let Some(start) = Self::claim_fast(ring, local, n) {
+            return Ok(start);
+        }
+        // Relaxed: a hint, as in `claim_fast` (the multi-producer path reads the writers word).
+        let closed = !P::MULTI && ring.closed.load(Ordering::Relaxed);
+        Self::claim_in_slow(ring, local, n, closed)
+    }
+
+    /// The claim's fast path: the start cursor if the cached free count covers `n` (and, on a
+    /// single-producer ring, no close is seen), `None` for everything else. An `Option` in
+    /// registers, so the one-item calls that branch on it never build a `Result` in memory.
+    #[inline(always)]
+    fn claim_fast(ring: &Ring<S, P, W, N>, local: &SpLocal, n: usize) -> Option<usize> {
         if P::MULTI {
             // Relaxed: the flag is set by this writer and cleared only by a clone of it, both
             // ordered before this load (writers module); a close racing the load defers its
@@ -403,18 +444,16 @@ where
                     // Relaxed: only this writer stores it while it holds the cache.
                     let claim = m.claim().load(Ordering::Relaxed);
                     if n <= local.free(&ring.layout, claim) {
-                        return Ok(claim); // the sole writer's fast path, as single-producer
+                        return Some(claim); // the sole writer's fast path, as single-producer
                     }
                 }
             }
-            return Self::claim_in_slow(ring, local, n, false); // the writers word decides
+            return None; // the writers word decides, in `claim_in_slow`
         }
         // Relaxed: a hint; nothing is read on the strength of it.
         let closed = ring.closed.load(Ordering::Relaxed);
-        if n <= local.room && !closed {
-            return Ok(local.next); // the fast path: one compare against the cached room
-        }
-        Self::claim_in_slow(ring, local, n, closed)
+        // One compare against the cached free count.
+        (n <= local.room && !closed).then_some(local.next)
     }
 
     /// [`claim_in`](Self::claim_in) past the single-producer fast path: the cached free count
