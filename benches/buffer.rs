@@ -754,7 +754,12 @@ fn main() {
     }
     let dir =
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| PathBuf::from("target"), PathBuf::from);
-    let path = dir.join("spanring-bench").join("buffer.json");
+    let file = match pin::placement() {
+        pin::Placement::Free => "buffer.json",
+        pin::Placement::Apart => "buffer-apart.json",
+        pin::Placement::Together => "buffer-together.json",
+    };
+    let path = dir.join("spanring-bench").join(file);
     let mode = if cfg.quick { "quick" } else { "full" };
     match report::write_json(&path, mode, &rows) {
         Ok(()) => println!("\nwrote {}", path.display()),

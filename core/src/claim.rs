@@ -143,7 +143,10 @@
 //!    its free count (`room`), so its claim is one compare with no lap arithmetic and its
 //!    publish one subtraction: 1.19× item at a time, 1.26× with batch reads (pair medians of
 //!    7 runs with both threads pinned to one core, where the instructions per item are what
-//!    is measured; `SPANRING_BENCH_PIN` in the bench).
+//!    is measured; `SPANRING_BENCH_PIN` in the bench). The multi-producer cache holder keeps
+//!    the same count (reset to 0 whenever it takes the cache, so a stale one is never
+//!    trusted), and its one-item push publishes through a guard instead of a span: MP 1P→1C
+//!    1.17×, 2P→1C 1.06× (pinned to one core, 7 pairs).
 //!
 //! bm_Buffer's harness (`benches/support/ring_runs.rs`, items written and checked), MP
 //! 1P→1C chunk 1, best of 5 in interleaved runs: 41–86 M/s after step 1, 108–113 after step
@@ -579,8 +582,10 @@ pub struct SpLocal {
     /// Single-producer only: the next cursor to claim (the published cursor, kept here so the
     /// claim never loads the line readers poll).
     pub(crate) next: usize,
-    /// Single-producer only: slots free from `next` up to `limit`, kept as a count so the
-    /// claim is one compare (no lap arithmetic) and a publish one subtraction.
+    /// Slots free from the claim cursor up to `limit` (single-producer: from `next`; the
+    /// multi-producer cache holder: from the shared claim cursor, reset to 0 when it takes the
+    /// cache), kept as a count so the claim is one compare (no lap arithmetic) and a publish
+    /// one subtraction. Only ever an under-estimate.
     pub(crate) room: usize,
 }
 

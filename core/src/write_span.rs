@@ -229,6 +229,10 @@ where
                 // The claim checked `len ≤ room`, and `count ≤ len`.
                 self.writer.local.next = next;
                 self.writer.local.room -= count;
+            } else {
+                // From the sole-writer cache (then `len ≤ room`), or from the CAS (then `room`
+                // is unused until the cache is taken again, which resets it).
+                self.writer.local.room = self.writer.local.room.saturating_sub(count);
             }
         }
     }
@@ -371,6 +375,10 @@ where
                 // The claim checked `len ≤ room`, and `count ≤ len`.
                 self.writer.local.next = next;
                 self.writer.local.room -= count;
+            } else {
+                // From the sole-writer cache (then `len ≤ room`), or from the CAS (then `room`
+                // is unused until the cache is taken again, which resets it).
+                self.writer.local.room = self.writer.local.room.saturating_sub(count);
             }
         }
     }

@@ -391,8 +391,7 @@ where
     #[inline(always)]
     fn write_one(&mut self, start: usize, item: S::Item) {
         if P::MULTI {
-            WriteSpan::new(self, start, 1).put_first(item);
-            return;
+            return self.write_one_multi(start, item);
         }
         // The claim gave this writer the slot at `start` exclusively: not published, so no
         // reader looks at it, and a single-producer ring has no other writer.
@@ -402,6 +401,36 @@ where
         let next = self.ring.finish_span(start, 1, 1);
         self.local.next = next;
         self.local.room -= 1; // the claim checked `1 ≤ room`
+    }
+
+    /// [`write_one`](Self::write_one) on a multi-producer ring: the claim moved the shared
+    /// claim cursor, so the slot is published, or (if dropping the slot's old item panics)
+    /// given back or skipped by publishing none of it, as a span's drop would. A guard instead
+    /// of a span: for items whose drop cannot panic it compiles away.
+    #[inline(always)]
+    fn write_one_multi(&mut self, start: usize, item: S::Item) {
+        /// Publishes nothing of the claimed slot if dropped (only while unwinding).
+        struct Unwinding<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
+            ring: &'a Ring<S, P, W, N>,
+            start: usize,
+        }
+        impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop for Unwinding<'_, S, P, W, N> {
+            fn drop(&mut self) {
+                crate::ring::RingCore::finish_span(self.ring, self.start, 1, 0);
+            }
+        }
+        let ring = &*self.ring;
+        let guard = Unwinding { ring, start };
+        // The claim gave this writer the slot at `start` exclusively: not published, so no
+        // reader looks at it, and the claim cursor moved past it, so no other writer claims it.
+        // SAFETY: exclusive (above); the slot holds an initialised item (Storage contract),
+        // which the assignment drops.
+        unsafe { *ring.slot(start) = item };
+        core::mem::forget(guard);
+        ring.finish_span(start, 1, 1);
+        // The claim came from the cache (then `1 ≤ room`) or from the CAS (then `room` is not
+        // used until the cache is taken again, which resets it).
+        self.local.room = self.local.room.saturating_sub(1);
     }
 
     #[inline]
@@ -439,13 +468,10 @@ where
             // Relaxed: the flag is set by this writer and cleared only by a clone of it, both
             // ordered before this load (writers module); a close racing the load defers its
             // seal to us, so a claim that misses it counts as made before it.
-            if ring.writers.load(Ordering::Relaxed) == writers::CACHED {
+            if ring.writers.load(Ordering::Relaxed) == writers::CACHED && n <= local.room {
                 if let Some(m) = ring.producer.multi() {
                     // Relaxed: only this writer stores it while it holds the cache.
-                    let claim = m.claim().load(Ordering::Relaxed);
-                    if n <= local.free(&ring.layout, claim) {
-                        return Some(claim); // the sole writer's fast path, as single-producer
-                    }
+                    return Some(m.claim().load(Ordering::Relaxed)); // as single-producer
                 }
             }
             return None; // the writers word decides, in `claim_in_slow`
@@ -509,6 +535,7 @@ where
                         // now (other writers claimed meanwhile), where a distance could wrap.
                         // Relaxed: ordered by the Acquire CAS, as below.
                         local.limit = m.claim().load(Ordering::Relaxed);
+                        local.room = 0;
                         word = writers::CACHED;
                     }
                     if word == writers::CACHED {
@@ -534,16 +561,16 @@ where
         claim: usize,
         n: usize,
     ) -> Result<usize, ReserveError> {
-        if local.free(&ring.layout, claim) < n {
+        if local.room < n {
             if let Some(min) = ring.refresh_min_sole(claim) {
                 local.limit = SpLocal::limit_for(&ring.layout, min);
             }
             if Self::closed_since_scan(ring) {
                 return Err(Self::closed_for_claim(ring));
             }
-            let free = local.free(&ring.layout, claim);
-            if free < n {
-                return Err(ReserveError::Full { free });
+            local.room = local.free(&ring.layout, claim);
+            if local.room < n {
+                return Err(ReserveError::Full { free: local.room });
             }
         }
         Ok(claim)

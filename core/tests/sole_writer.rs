@@ -159,3 +159,27 @@ fn partial_publish_under_the_cache_leaves_no_hole() {
     drop(a);
     assert_eq!(reader.try_read(8).unwrap_err(), ReadError::Closed);
 }
+
+/// A writer that takes the cache again after clones claimed meanwhile must not trust the free
+/// count it kept from before: the others' claims used that space. Fails if taking the cache
+/// does not reset the count: the writer would claim over the reader's unread items.
+#[test]
+fn a_writer_alone_again_does_not_trust_its_old_free_count() {
+    let mut memory = [0u32; 4];
+    let words = words(4);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut reader = ring.reader().unwrap();
+    let mut a = ring.writer().unwrap();
+    a.try_push(1).unwrap(); // alone: from the cache, 3 slots left in its count
+    let mut b = a.clone();
+    for x in [2, 3, 4] {
+        b.try_push(x).unwrap(); // the CAS path: the ring is full now
+    }
+    drop(b);
+    assert!(
+        a.try_push(5).is_err(),
+        "alone again, the writer claimed past the reader"
+    );
+    let got: Vec<u32> = reader.try_read_all().unwrap().iter().copied().collect();
+    assert_eq!(got, [1, 2, 3, 4]);
+}
