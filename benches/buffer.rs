@@ -11,10 +11,11 @@
 //! alternating; 5 pairs quick, 11 full), so a VM that changes speed between minutes cannot
 //! make a ratio out of two different machines (`support/paired.rs`).
 //!
-//! `SPANRING_BENCH_PIN=apart|together` pins every worker thread (`support/pin.rs`): on this VM
-//! the speed of a row depends mostly on whether the scheduler puts a writer and its reader on
-//! one core (time-sliced, no cache line moves: ~10× faster) or on two; unpinned, it picks per
-//! repetition. `apart` measures the cross-core hand-off, `together` the instructions per item.
+//! Thread placement (`support/pin.rs`): on this VM the speed of a row depends mostly on whether
+//! the scheduler puts a writer and its reader on one core (time-sliced, no cache line moves)
+//! or on two; unpinned, it picks per repetition. The tables run unpinned, as bm_Buffer does;
+//! the targets run twice, pinned `together` (the instructions per item) and `apart` (the
+//! cross-core hand-off). `SPANRING_BENCH_PIN=free|together|apart` runs everything that way.
 //!
 //! What is measured (bm_Buffer's method, its parameters, our code):
 //! - 1,000,000 samples per repetition; P producers write `samples / P` each (rounded up to
@@ -509,10 +510,11 @@ struct Target {
     threshold: f64,
 }
 
-/// The issues' targets, measured in this run only. Every ratio against a peer (and MP against
-/// SP) is the median of interleaved pairs ([`Paired`]): one repetition of ours, one of the
-/// peer, back to back, so both sides saw the machine in the same state.
-fn targets(cfg: &Config, rows: &[Row]) -> Vec<Target> {
+/// The issues' ratio targets, measured now under the current thread placement. Every ratio
+/// against a peer (and MP against SP) is the median of interleaved pairs ([`Paired`]): one
+/// repetition of ours, one of the peer, back to back, so both sides saw the machine in the
+/// same state.
+fn paired_targets(cfg: &Config) -> Vec<Target> {
     type PeerFn = fn(&Scenario, usize) -> Rep;
     let rounds = if cfg.quick { 5 } else { 11 };
     let mut t = Vec::new();
@@ -619,6 +621,27 @@ fn targets(cfg: &Config, rows: &[Row]) -> Vec<Target> {
         value: p.ratio(),
         threshold: 0.3,
     });
+    t
+}
+
+/// The issues' targets, measured in this run only: the ratio targets under each thread
+/// placement (`support/pin.rs`; only the one `SPANRING_BENCH_PIN` names, if set), then the
+/// chunk-1024 and GR4 rows from the tables.
+fn targets(cfg: &Config, rows: &[Row]) -> Vec<Target> {
+    let placements = match pin::requested() {
+        Some(p) => vec![p],
+        None => pin::TARGET_PLACEMENTS.to_vec(),
+    };
+    let table_placement = pin::placement();
+    let mut t = Vec::new();
+    for p in placements {
+        pin::set(p);
+        for mut target in paired_targets(cfg) {
+            target.what = format!("[{}] {}", p.name(), target.what);
+            t.push(target);
+        }
+    }
+    pin::set(table_placement);
     let mp_1024: Vec<&Row> = rows
         .iter()
         .filter(|r| r.table == "buffer" && r.claim == "multi" && r.chunk == 1024)
@@ -676,7 +699,7 @@ fn main() {
     let cfg = Config::from_args();
     let began = Instant::now();
     println!(
-        "spanring bm_Buffer: {} samples/repetition, {} repetitions, {} cores, mode {}, threads {:?}",
+        "spanring bm_Buffer: {} samples/repetition, {} repetitions, {} cores, mode {}, tables' threads {:?}",
         cfg.samples,
         cfg.reps,
         std::thread::available_parallelism().map_or(0, |n| n.get()),

@@ -2,9 +2,6 @@
 """Renders the README's performance tables from one run of the buffer bench.
 
     cargo bench --bench buffer | tee target/spanring-bench/buffer.txt
-    for p in together apart; do
-        SPANRING_BENCH_PIN=$p cargo bench --bench buffer -- targets | tee target/spanring-bench/buffer-$p.txt
-    done
     python3 benches/support/readme_tables.py
 
 Reads target/spanring-bench/buffer.json (the matrices) and buffer.txt (the peers and targets
@@ -86,16 +83,9 @@ def main():
     print(verify(data["rows"]))
     print("\nPeers, same run, as the bench printed them:\n")
     print(printed_table(text, "peers"))
-    print("\nTargets, measured by the bench in this run (each ratio the median of interleaved pairs; chunk-1024 and GR4 rows from the tables), threads placed by the scheduler:\n")
+    print("\nTargets, measured by the bench in this run (each ratio the median of interleaved pairs; chunk-1024 and GR4 rows from the tables), under two thread placements, `[together]` = every thread pinned to one core (the instructions per item) and `[apart]` = one thread per core, round robin (the cross-core hand-off):\n")
     print(printed_table(text, "targets"))
-    for placement, what in (("together", "every thread pinned to one core: the instructions per item"),
-                            ("apart", "one thread per core (round robin): the cross-core hand-off")):
-        try:
-            pinned = open(BASE + f"buffer-{placement}.txt").read()
-        except FileNotFoundError:
-            continue
-        print(f"\nThe same targets with `SPANRING_BENCH_PIN={placement}` ({what}), run right after:\n")
-        print(printed_table(pinned, "targets"))
+
 
 
 if __name__ == "__main__":
