@@ -217,24 +217,7 @@ where
     /// Publishes the first `count` slots (clamped to the span length) and releases the rest.
     #[inline]
     pub fn publish(mut self, count: usize) {
-        self.finish(count.min(self.len));
-    }
-
-    #[inline]
-    fn finish(&mut self, count: usize) {
-        if !self.done {
-            self.done = true;
-            let next = self.writer.ring.finish_span(self.start, self.len, count);
-            if !<R::Target as RingCore>::MULTI {
-                // The claim checked `len ≤ room`, and `count ≤ len`.
-                self.writer.local.next = next;
-                self.writer.local.room -= count;
-            } else {
-                // From the sole-writer cache (then `len ≤ room`), or from the CAS (then `room`
-                // is unused until the cache is taken again, which resets it).
-                self.writer.local.room = self.writer.local.room.saturating_sub(count);
-            }
-        }
+        self.end(count.min(self.len));
     }
 }
 
@@ -366,10 +349,23 @@ where
 {
     #[inline(always)]
     fn drop(&mut self) {
+        // During unwinding publish nothing: the slots may be half written.
+        let count = if crate::panicking() { 0 } else { self.len };
+        self.end(count);
+    }
+}
+
+impl<R> WriteSpan<'_, R>
+where
+    R: Deref,
+    R::Target: RingCore,
+{
+    /// Publishes the first `count` slots (`count ≤ len`) once, whichever of `publish` and the
+    /// drop comes first, and moves the writer's private claim state past them.
+    #[inline(always)]
+    fn end(&mut self, count: usize) {
         if !self.done {
             self.done = true;
-            // During unwinding publish nothing: the slots may be half written.
-            let count = if crate::panicking() { 0 } else { self.len };
             let next = self.writer.ring.finish_span(self.start, self.len, count);
             if !<R::Target as RingCore>::MULTI {
                 // The claim checked `len ≤ room`, and `count ≤ len`.
