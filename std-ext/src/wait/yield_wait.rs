@@ -1,37 +1,32 @@
-//! [`YieldWait`]: `thread::yield_now` between checks (optionally after a spin phase).
+//! [`YieldWait`]: spin briefly, then `thread::yield_now` between checks.
 
 use std::time::Duration;
 
 use spanring_core::{WaitStrategy, WaitTimeout};
 
 use super::deadline::Deadline;
-use super::spin_phase;
+use super::{spin_phase, DEFAULT_SPINS};
 
-/// Yields the time slice between checks of the condition, after `spins` checks with a spin
-/// hint (none by default).
+/// Checks `spins` times with a spin hint (64 by default), then yields the time slice between
+/// checks of the condition.
 ///
 /// When to use it: latency matters but the threads share cores with others (a yield lets the
 /// thread we wait for run on our core); it still keeps a core busy while idle, so prefer
 /// [`SleepWait`](crate::SleepWait) or [`BlockingWait`](crate::BlockingWait) for long idle periods.
 /// `notify_all` does nothing (waiters poll).
 ///
-/// Why no spin phase by default: a waiting reader that spins re-reads the published cursor as
-/// fast as the core allows, so the writer's next store to it must first take the line back,
-/// and where threads outnumber cores the spins burn the time slice the awaited thread needs.
-/// Measured in the buffer bench (threads pinned apart on this 2-core machine, 3·10⁶ items,
-/// median of 5): 1 writer → 2 readers 124 → 142 M/s, 1 → 4 readers 106 → 138 M/s, with
-/// batch reads 137 → 155 and 120 → 157 M/s; a spin phase with exponential backoff between
-/// checks did no better than 64 plain spins. [`with_spins`](Self::with_spins) brings the
-/// phase back for threads that each own a core and wait only briefly.
+/// The spin phase is a trade-off, measured in the buffer bench on a 2-core machine (3·10⁶
+/// items, median of 5, the same binary with only the spin count changed):
+/// - It costs where threads outnumber cores and a reader waits on a slower writer: a spinning
+///   reader re-reads the published cursor, so the writer's next store must take the line back,
+///   and its spins burn the slice a thread on its core needs. One writer → 4 readers, threads
+///   pinned apart: 99 M/s with 64 spins, 105 with 8, 125 with none ([`YieldWait::with_spins`]`(0)`);
+///   with batch reads 116 / 111 / 153.
+/// - It pays where the wait is short, as between writers of a multi-producer ring: 2 writers →
+///   1 reader, unpinned, 45 M/s with 64 spins, 39 with none, 1.16× in 5 alternated pairs.
 ///
-/// ```
-/// use spanring_std::YieldWait;
-/// use spanring_std::core_api::{WaitStrategy, WaitTimeout};
-/// let w = YieldWait::default();
-/// let mut n = 0;
-/// w.wait_until(&mut || { n += 1; n == 100 });
-/// assert!(!w.wait_until_timeout(&mut || false, std::time::Duration::from_micros(100)));
-/// ```
+/// The default keeps the spins; [`with_spins`](Self::with_spins)`(0)` yields at every failed
+/// check (as the disruptor crate's yielding consumers do).
 #[derive(Clone, Copy, Debug)]
 pub struct YieldWait {
     /// Checks with a spin hint before the first yield.
