@@ -364,7 +364,11 @@ where
     where
         S::Item: Clone,
     {
-        if self.pos.ready == 0 {
+        let layout = &self.ring.layout;
+        // Not the lap's last slot: the next cursor is then `cursor + 1`, with no lap arithmetic
+        // (the index stays below the capacity, so no gap to skip). The last slot of each lap
+        // goes through a span, once per lap.
+        if self.pos.ready == 0 || layout.index(self.pos.cursor) + 1 >= layout.capacity() {
             return None;
         }
         /// Consumes the one item when dropped, on the normal path and while unwinding.
@@ -377,7 +381,11 @@ where
         {
             #[inline(always)]
             fn drop(&mut self) {
-                crate::ring::RingCore::consume_span(self.ring, self.pos, 1);
+                // Not the lap's last slot (checked above): the same cursor as
+                // `Layout::advance(cursor, 1)`.
+                let next = self.pos.cursor.wrapping_add(1);
+                debug_assert_eq!(next, self.ring.layout.advance(self.pos.cursor, 1));
+                self.ring.consume_to(self.pos, next, 1);
             }
         }
         let guard = ConsumeOne {

@@ -184,6 +184,18 @@ impl<const N: usize> ReaderRegistry<N> {
         self.slots[i].cursor.store(cursor, Ordering::Release);
     }
 
+    /// [`store_cursor`](Self::store_cursor) for an attached reader's own slot, every item:
+    /// `i < N` holds (attach handed it out), so with a power-of-two `N` (the default 4) the
+    /// index is masked instead of checked (no compare and branch per item; the mask changes
+    /// nothing for a valid index).
+    #[inline(always)]
+    pub(crate) fn store_own_cursor(&self, i: usize, cursor: usize) {
+        debug_assert!(i < N);
+        let i = if N.is_power_of_two() { i & (N - 1) } else { i };
+        // Release: as in `store_cursor`.
+        self.slots[i].cursor.store(cursor, Ordering::Release);
+    }
+
     /// The cached minimum: a cursor no active reader is behind. May be stale (lower than the
     /// truth), never too high.
     #[inline]

@@ -383,7 +383,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     pub(crate) fn consume_to(&self, pos: &mut ReadPos, cursor: usize, count: usize) {
         pos.cursor = cursor;
         pos.ready = pos.ready.saturating_sub(count);
-        self.readers.store_cursor(pos.slot, cursor);
+        self.readers.store_own_cursor(pos.slot, cursor);
         self.space.notify_all();
     }
 
@@ -488,15 +488,9 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
                 // count == 0: the claim cursor never moved, the slots are simply reused.
                 if count > 0 {
                     next = self.layout.advance(start, count);
-                    // Release: the slot writes happen before any reader that acquires the
-                    // published cursor reads them.
-                    self.published.store(next, Ordering::Release);
                 }
-                // Relaxed: a hint; if a close is missed here the next reserve (or the drop)
-                // sees it and seals. Sealing after this publish covers it (Release in `seal`).
-                if self.closed.load(Ordering::Relaxed) {
-                    self.seal();
-                }
+                self.publish_single(next, count > 0);
+                return next;
             }
             Some(m) => {
                 // Relaxed: SOLE_CACHED cannot change while this span lives: it borrows the
@@ -524,6 +518,23 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
 }
 
 impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Ring<S, P, W, N> {
+    /// The single-producer publish: `next` becomes the published cursor (if `moved`: a span
+    /// that published nothing leaves it), then the close check and the readers' wake-up.
+    #[inline(always)]
+    pub(crate) fn publish_single(&self, next: usize, moved: bool) {
+        if moved {
+            // Release: the slot writes happen before any reader that acquires the published
+            // cursor reads them.
+            self.published.store(next, Ordering::Release);
+        }
+        // Relaxed: a hint; if a close is missed here the next reserve (or the drop) sees it
+        // and seals. Sealing after this publish covers it (Release in `seal`).
+        if self.closed.load(Ordering::Relaxed) {
+            self.seal();
+        }
+        self.data.notify_all();
+    }
+
     /// [`finish_span`](RingCore::finish_span) past the sole writer's fast path, out of line so
     /// that the fast path inlines into the span's drop: the publish of one of several
     /// multi-producer writers (give-back or skip records), or the sole writer's publish when a

@@ -82,7 +82,11 @@ where
             next: ring.published.load(Ordering::Relaxed),
             room: 0,
         };
-        local.room = local.free(&ring.layout, local.next);
+        local.room = SpLocal::fast_room(
+            &ring.layout,
+            local.next,
+            local.free(&ring.layout, local.next),
+        );
         Ok(Self { ring, local })
     }
 
@@ -155,7 +159,7 @@ where
     #[inline]
     pub fn try_push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
         if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
-            self.write_one(start, item);
+            self.write_one_fast(start, item);
             return Ok(());
         }
         self.try_push_slow(item)
@@ -180,7 +184,7 @@ where
     #[inline]
     pub fn push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
         if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
-            self.write_one(start, item);
+            self.write_one_fast(start, item);
             return Ok(());
         }
         self.push_slow(item, |w, ready| {
@@ -219,7 +223,7 @@ where
         W: WaitTimeout,
     {
         if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
-            self.write_one(start, item);
+            self.write_one_fast(start, item);
             return Ok(());
         }
         self.push_slow(item, |w, ready| w.wait_until_timeout(ready, timeout))
@@ -393,14 +397,39 @@ where
         if P::MULTI {
             return self.write_one_multi(start, item);
         }
+        self.store_single(start, item);
+        let next = self.ring.finish_span(start, 1, 1);
+        self.local.next = next;
+        // A slow claim may have taken the lap's last slot, beyond the fast-path count.
+        self.local.room = self.local.room.saturating_sub(1);
+    }
+
+    /// [`write_one`](Self::write_one) for a slot [`claim_fast`](Self::claim_fast) granted: on
+    /// a single-producer ring that is never the lap's last slot (`SpLocal::fast_room`), so
+    /// the next cursor is `start + 1`, with no lap arithmetic.
+    #[inline(always)]
+    fn write_one_fast(&mut self, start: usize, item: S::Item) {
+        if P::MULTI {
+            return self.write_one_multi(start, item);
+        }
+        self.store_single(start, item);
+        // The index of `start` is below `capacity − 1`, so adding one carries into no lap
+        // bit: the same cursor `Layout::advance(start, 1)` computes.
+        let next = start.wrapping_add(1);
+        debug_assert_eq!(next, self.ring.layout.advance(start, 1));
+        self.ring.publish_single(next, true);
+        self.local.next = next;
+        self.local.room -= 1; // the fast claim checked `1 ≤ room`
+    }
+
+    /// Stores `item` in the single-producer writer's claimed slot at `start`.
+    #[inline(always)]
+    fn store_single(&mut self, start: usize, item: S::Item) {
         // The claim gave this writer the slot at `start` exclusively: not published, so no
         // reader looks at it, and a single-producer ring has no other writer.
         // SAFETY: exclusive (above); the slot holds an initialised item (Storage contract),
         // which the assignment drops.
         unsafe { *self.ring.slot(start) = item };
-        let next = self.ring.finish_span(start, 1, 1);
-        self.local.next = next;
-        self.local.room -= 1; // the claim checked `1 ≤ room`
     }
 
     /// [`write_one`](Self::write_one) on a multi-producer ring: the claim moved the shared
@@ -504,15 +533,21 @@ where
         let layout = &ring.layout;
         match ring.producer.multi() {
             None => {
-                if let Some(min) = ring.refresh_min() {
-                    local.limit = SpLocal::limit_for(layout, min);
+                // The fast path stops short of the lap's last slot: the cached limit may
+                // still cover the claim, and then the readers need no rescan.
+                let mut free = local.free(layout, local.next);
+                if free < n {
+                    if let Some(min) = ring.refresh_min() {
+                        local.limit = SpLocal::limit_for(layout, min);
+                    }
+                    if Self::closed_since_scan(ring) {
+                        return Err(Self::closed_for_claim(ring));
+                    }
+                    free = local.free(layout, local.next);
                 }
-                if Self::closed_since_scan(ring) {
-                    return Err(Self::closed_for_claim(ring));
-                }
-                local.room = local.free(layout, local.next);
-                if local.room < n {
-                    return Err(ReserveError::Full { free: local.room });
+                local.room = SpLocal::fast_room(layout, local.next, free);
+                if free < n {
+                    return Err(ReserveError::Full { free });
                 }
                 Ok(local.next)
             }

@@ -81,3 +81,62 @@ fn the_writer_never_passes_a_reader_that_has_not_read() {
         assert_eq!(got, [lap * 10, lap * 10 + 1, lap * 10 + 2, lap * 10 + 3]);
     }
 }
+
+/// The one-item fast paths step a cursor by `+ 1` and leave the lap's last slot to the slow
+/// path (a push's claim, a pop's span); on a ring whose capacity is not a power of two the
+/// cursor must skip the lap's unused indices there. Every cursor the writer publishes is
+/// checked against the reader's own count of steps, and every item popped against the count
+/// sent, across laps and across `usize` wrap. (Mutations that take the last slot on either
+/// fast path fail here.)
+#[test]
+fn one_item_calls_cross_the_lap_end_of_an_odd_capacity() {
+    for capacity in [1usize, 3, 5, 6, 7] {
+        let mut memory = vec![0u64; capacity];
+        let ring = Ring::builder(SliceStorage::new(&mut memory))
+            .start_at(usize::MAX - 2 * capacity) // the cursors wrap during the test
+            .build()
+            .unwrap();
+        let mut r = ring.reader().unwrap();
+        let mut w = ring.writer().unwrap();
+        let mut sent = 0u64;
+        let mut got = 0u64;
+        for round in 0..(4 * capacity as u64 + 3) {
+            // Fill to full with pushes (fast and slow claims), then drain some: the writer
+            // meets the lap's end at every offset.
+            while w.try_push(sent).is_ok() {
+                sent += 1;
+                assert_eq!(ring.published(), w_published(&ring, &r, sent - got));
+            }
+            assert_eq!(sent - got, capacity as u64, "round {round}: not full");
+            let take = 1 + round % capacity as u64;
+            for _ in 0..take {
+                assert_eq!(r.try_pop(), Ok(got), "capacity {capacity} round {round}");
+                got += 1;
+            }
+        }
+        while let Ok(x) = r.try_pop() {
+            assert_eq!(x, got);
+            got += 1;
+        }
+        assert_eq!(got, sent);
+        assert_eq!(r.cursor(), ring.published());
+    }
+}
+
+/// The cursor `ahead` publications past the reader's cursor, stepped one at a time.
+fn w_published<S, P, W, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    r: &spanring_core::Reader<&Ring<S, P, W, N>>,
+    ahead: u64,
+) -> usize
+where
+    S: spanring_core::Storage,
+    P: spanring_core::ClaimMode,
+    W: spanring_core::WaitStrategy,
+{
+    let mut c = r.cursor();
+    for _ in 0..ahead {
+        c = ring.layout().advance(c, 1);
+    }
+    c
+}

@@ -34,17 +34,18 @@ pub struct YieldWait {
 }
 
 impl YieldWait {
-    /// Yields at every failed check, with no spin phase.
+    /// Spins 64 times, then yields.
     ///
     /// ```
     /// use spanring_std::YieldWait;
-    /// assert_eq!(YieldWait::new().spins, 0);
+    /// assert_eq!(YieldWait::new().spins, 64);
     /// ```
     pub const fn new() -> Self {
-        Self::with_spins(0)
+        Self::with_spins(DEFAULT_SPINS)
     }
 
-    /// Checks `spins` times with a spin hint before the first yield.
+    /// Checks `spins` times with a spin hint before the first yield (0: yield at every failed
+    /// check).
     ///
     /// ```
     /// use spanring_std::YieldWait;
@@ -52,6 +53,9 @@ impl YieldWait {
     /// let w = YieldWait::with_spins(64);
     /// let mut checks = 0;
     /// w.wait_until(&mut || { checks += 1; checks == 3 }); // ready during the spin phase
+    /// assert_eq!(checks, 3);
+    /// let mut checks = 0;
+    /// YieldWait::with_spins(0).wait_until(&mut || { checks += 1; checks == 3 });
     /// assert_eq!(checks, 3);
     /// ```
     pub const fn with_spins(spins: u32) -> Self {
