@@ -228,6 +228,16 @@ pub trait MultiClaim {
     /// [`publish_sole`](Self::publish_sole) when it needs no call (at least one slot, no scrub):
     /// `Some(cursor after them)`, else `None` and nothing was done.
     fn publish_sole_fast(&self, layout: &Layout, start: usize, count: usize) -> Option<usize>;
+    /// The one-item publish of the sole writer's cached claim at `start`, which the fast path
+    /// granted and so is never the lap's last slot: one record store, then the claim cursor
+    /// `start + 1` (no lap arithmetic).
+    fn publish_sole_one(&self, layout: &Layout, start: usize);
+    /// Data records from the span head `front` in its lap, with no skip among them: how many
+    /// slots they cover (stopping once that reaches `want`), the cursor after them, and whether
+    /// the walk stopped at a word that is not this lap's record (`true`: nothing more is
+    /// published there now). Every word accepted is tested exactly as [`record`](Self::record)
+    /// tests it, with the same `Acquire`; only the expected tag is computed once per lap.
+    fn data_run(&self, layout: &Layout, front: usize, want: usize) -> (usize, usize, bool);
     /// The record of the span whose head is the stream position `at`, if published: its length
     /// and whether it is a skipped hole. `Acquire`: the span's data is visible after `Some`.
     fn record(&self, layout: &Layout, at: usize) -> Option<(usize, bool)>;
@@ -308,6 +318,12 @@ impl MultiClaim for NoMulti {
         match *self {}
     }
     fn publish_sole_fast(&self, _: &Layout, _: usize, _: usize) -> Option<usize> {
+        match *self {}
+    }
+    fn publish_sole_one(&self, _: &Layout, _: usize) {
+        match *self {}
+    }
+    fn data_run(&self, _: &Layout, _: usize, _: usize) -> (usize, usize, bool) {
         match *self {}
     }
     fn record(&self, _: &Layout, _: usize) -> Option<(usize, bool)> {
@@ -533,6 +549,53 @@ impl<B: AsRef<[AtomicUsize]>> MultiClaim for MultiProducer<B> {
         // (Release), a clone (its AcqRel CAS on the writers word) or our drop (AcqRel).
         self.claim.store(end, Ordering::Relaxed);
         end
+    }
+
+    #[inline(always)]
+    fn publish_sole_one(&self, layout: &Layout, start: usize) {
+        // One slot has no interior word, so no scrub (`needs_scrub` is false for `len = 1`).
+        let record = self.expected(start) | VALID; // length field 0: one slot
+                                                   // Release: the slot write happens before any reader or walker that acquires this
+                                                   // record (as in `write_record`).
+        self.records.as_ref()[layout.index(start)].store(record, Ordering::Release);
+        // The fast path's count stops short of the lap's last slot (`SpLocal::fast_room`), so
+        // the index of `start` is below `capacity − 1` and adding one carries into no lap bit.
+        let end = start.wrapping_add(1);
+        debug_assert_eq!(end, layout.advance(start, 1));
+        // Relaxed: as in `publish_sole` (only this writer moves the cursor while it holds
+        // the cache).
+        self.claim.store(end, Ordering::Relaxed);
+    }
+
+    #[inline(always)]
+    fn data_run(&self, layout: &Layout, front: usize, want: usize) -> (usize, usize, bool) {
+        let cap = layout.capacity();
+        // At least `capacity` words (checked at construction): after this one check the
+        // loop's `i < cap` bounds every index.
+        let words = &self.records.as_ref()[..cap];
+        // Every head in `front`'s lap expects the same tag: `expected` depends only on the
+        // lap bits.
+        let expect = self.expected(front) | VALID;
+        let mut i = layout.index(front);
+        let mut got = 0;
+        let mut stopped = false;
+        while got < want && i < cap {
+            // Acquire: as in `record` (the span's data is visible once the record is accepted).
+            let w = words[i].load(Ordering::Acquire);
+            if (w ^ expect) & self.check != 0 {
+                stopped = true; // not this lap's record: unpublished (or never claimed yet)
+                break;
+            }
+            if w & SKIP != 0 {
+                break; // a hole: the caller's general walk handles it
+            }
+            let len = ((w >> 2) & self.mask) + 1;
+            got += len;
+            i += len; // past `cap` only for a span that wraps: then the run ends
+        }
+        // `got` ≤ capacity: the accepted records are published spans this reader has not
+        // consumed, and writers never get more than a capacity ahead of a reader.
+        (got, layout.advance(front, got), stopped)
     }
 
     #[inline(always)]

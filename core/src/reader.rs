@@ -611,6 +611,18 @@ fn walk_records<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     let layout = &ring.layout;
     let mut front = layout.advance(pos.cursor, pos.ready);
     while pos.ready < want {
+        // The common case first: a run of data records in one lap, tested word by word as
+        // `record` would, with the lap's tag computed once (`MultiClaim::data_run`).
+        let (run, after, stopped) = m.data_run(layout, front, want - pos.ready);
+        pos.ready += run;
+        front = after;
+        if stopped {
+            return false;
+        }
+        if pos.ready >= want {
+            break;
+        }
+        // A skip record, a span that wraps into the next lap, or the lap's end.
         match m.record(layout, front) {
             None => return false,
             Some((len, false)) => {

@@ -410,7 +410,7 @@ where
     #[inline(always)]
     fn write_one_fast(&mut self, start: usize, item: S::Item) {
         if P::MULTI {
-            return self.write_one_multi(start, item);
+            return self.write_one_sole_fast(start, item);
         }
         self.store_single(start, item);
         // The index of `start` is below `capacity − 1`, so adding one carries into no lap
@@ -438,18 +438,8 @@ where
     /// of a span: for items whose drop cannot panic it compiles away.
     #[inline(always)]
     fn write_one_multi(&mut self, start: usize, item: S::Item) {
-        /// Publishes nothing of the claimed slot if dropped (only while unwinding).
-        struct Unwinding<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
-            ring: &'a Ring<S, P, W, N>,
-            start: usize,
-        }
-        impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop for Unwinding<'_, S, P, W, N> {
-            fn drop(&mut self) {
-                crate::ring::RingCore::finish_span(self.ring, self.start, 1, 0);
-            }
-        }
         let ring = &*self.ring;
-        let guard = Unwinding { ring, start };
+        let guard = PublishNoneOnUnwind { ring, start };
         // The claim gave this writer the slot at `start` exclusively: not published, so no
         // reader looks at it, and the claim cursor moved past it, so no other writer claims it.
         // SAFETY: exclusive (above); the slot holds an initialised item (Storage contract),
@@ -460,6 +450,32 @@ where
         // The claim came from the cache (then `1 ≤ room`) or from the CAS (then `room` is not
         // used until the cache is taken again, which resets it).
         self.local.room = self.local.room.saturating_sub(1);
+    }
+
+    /// [`write_one`](Self::write_one) on a multi-producer ring for a slot
+    /// [`claim_fast`](Self::claim_fast) granted: the writer holds the sole-writer cache (the
+    /// fast path saw the writers word at exactly `CACHED`: no clone, no close) and the slot is
+    /// not the lap's last (its count stops short of it, `SpLocal::fast_room`). So the publish
+    /// is one record store and the claim cursor `start + 1`, without the writers-word reload
+    /// and lap arithmetic of a span's publish. A close that lands after the fast path's load
+    /// defers its seal to this writer (writers module); it is sealed at the next claim, clone
+    /// or drop, as for a close landing just after a span's publish.
+    #[inline(always)]
+    fn write_one_sole_fast(&mut self, start: usize, item: S::Item) {
+        let ring = &*self.ring;
+        let Some(m) = ring.producer.multi() else {
+            return; // unreachable: `P::MULTI`
+        };
+        let guard = PublishNoneOnUnwind { ring, start };
+        // The cache granted this writer the slot at `start` exclusively: not published, so no
+        // reader looks at it, and no other writer exists while the cache is held.
+        // SAFETY: exclusive (above); the slot holds an initialised item (Storage contract),
+        // which the assignment drops.
+        unsafe { *ring.slot(start) = item };
+        core::mem::forget(guard);
+        m.publish_sole_one(&ring.layout, start);
+        ring.data.notify_all();
+        self.local.room -= 1; // the fast claim checked `1 ≤ room`
     }
 
     #[inline]
@@ -596,17 +612,23 @@ where
         claim: usize,
         n: usize,
     ) -> Result<usize, ReserveError> {
-        if local.room < n {
+        let layout = &ring.layout;
+        // The fast path's count stops short of the lap's last slot (as a single-producer
+        // writer's): the cached limit may still cover the claim, and then the readers need no
+        // rescan.
+        let mut free = local.free(layout, claim);
+        if free < n {
             if let Some(min) = ring.refresh_min_sole(claim) {
-                local.limit = SpLocal::limit_for(&ring.layout, min);
+                local.limit = SpLocal::limit_for(layout, min);
             }
             if Self::closed_since_scan(ring) {
                 return Err(Self::closed_for_claim(ring));
             }
-            local.room = local.free(&ring.layout, claim);
-            if local.room < n {
-                return Err(ReserveError::Full { free: local.room });
-            }
+            free = local.free(layout, claim);
+        }
+        local.room = SpLocal::fast_room(layout, claim, free);
+        if free < n {
+            return Err(ReserveError::Full { free });
         }
         Ok(claim)
     }
@@ -720,6 +742,22 @@ where
         }
         ring.data.notify_all();
         Self::closed_for_claim(ring)
+    }
+}
+
+/// Publishes nothing of a claimed one-item slot if dropped, which happens only while
+/// unwinding (dropping the slot's old item panicked): the claim is given back or skipped, as
+/// a span's drop would. For items whose drop cannot panic it compiles away.
+struct PublishNoneOnUnwind<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
+    ring: &'a Ring<S, P, W, N>,
+    start: usize,
+}
+
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
+    for PublishNoneOnUnwind<'_, S, P, W, N>
+{
+    fn drop(&mut self) {
+        crate::ring::RingCore::finish_span(self.ring, self.start, 1, 0);
     }
 }
 

@@ -56,6 +56,7 @@ macro_rules! impl_drain_all {
 }
 impl_drain_all!(Sp<2>);
 impl_drain_all!(Mp<4>);
+impl_drain_all!(Mp<3>);
 
 /// Multi-producer: two writers reserve one slot each (one publishes only part of a two-slot
 /// span, so give-back and skip both race the close) while a third thread closes. A spare
@@ -186,6 +187,51 @@ fn sole_writer_claim_races_close() {
         let sent = producer.join().unwrap();
         closer.join().unwrap();
         let got = consumer.join().unwrap();
+        assert_eq!(got, sent);
+    });
+}
+
+/// The sole writer's one-item pushes race a close and a reader: the first from the cache's
+/// fast path (one record store, then the claim cursor `start + 1`, no reload of the writers
+/// word), the second at the lap's last slot (the fast count stops short of it: the slow path
+/// and a span-style publish), the third in the next lap. Every push that returned `Ok`
+/// arrives exactly once, and the reader's `Closed` comes only after all of them (the close
+/// defers its seal to this writer: its next push or its drop seals).
+#[test]
+fn sole_writer_pushes_race_close_across_the_lap_end() {
+    loom::model(|| {
+        // Capacity 3 (not a power of two): `start + 1` at the lap's last slot would be an index
+        // in the lap's gap, so the fast path must not take that slot.
+        let bits: [AtomicUsize; 3] = core::array::from_fn(|_| AtomicUsize::new(0));
+        let ring: Arc<Mp<3>> = Arc::new(
+            Ring::builder(InlineStorage::new([0; 3]))
+                .readers::<1>()
+                .multi_producer(bits)
+                .start_at(1)
+                .build()
+                .unwrap(),
+        );
+        let reader = Reader::attach(ring.clone()).unwrap();
+        let mut w = Writer::attach(ring.clone()).unwrap();
+        let producer = thread::spawn(move || {
+            let mut sent = Vec::new();
+            for value in [10, 11, 12] {
+                match w.try_push(value) {
+                    Ok(()) => sent.push(value),
+                    Err(spanring_core::PushError::Closed(_)) => break,
+                    Err(e) => panic!("unexpected {e}"),
+                }
+            }
+            sent // dropping the writer seals a close that waited for it
+        });
+        let closer = {
+            let ring = ring.clone();
+            thread::spawn(move || ring.close())
+        };
+        let mut reader = reader;
+        let got = reader.drain_all();
+        let sent = producer.join().unwrap();
+        closer.join().unwrap();
         assert_eq!(got, sent);
     });
 }

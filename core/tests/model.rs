@@ -1,5 +1,6 @@
 //! Property tests: any single-threaded sequence of reserve / publish-k / read / consume-k /
-//! attach / detach matches a simple model (a `Vec` of everything published and one position per
+//! attach / detach / one-item push and pop (and, on a multi-producer ring, a second writer that
+//! comes and goes, so the sole writer's cache is taken and given up) matches a simple model (a `Vec` of everything published and one position per
 //! reader), for power-of-two and other capacities, starting at 0 or just below `usize::MAX`.
 
 use proptest::prelude::*;
@@ -29,6 +30,17 @@ enum Op {
     Detach {
         r: usize,
     },
+    /// Writer `writer` pushes one item (`try_push`).
+    Push {
+        writer: usize,
+    },
+    /// Reader `r` pops one item (`try_pop`).
+    Pop {
+        r: usize,
+    },
+    /// Multi-producer only: drop the second writer if there is one (the first is then alone
+    /// and claims from its own cache), else clone the first.
+    ToggleSecond,
     /// Multi-producer only: writer 0 and writer 1 each reserve, then publish in the given
     /// order, each only a prefix (partial publishes out of order make holes).
     WriteTwo {
@@ -46,6 +58,9 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (0..READERS, 0..12usize, 0..12usize).prop_map(|(r, max, k)| Op::Read { r, max, k }),
         1 => Just(Op::Attach),
         1 => (0..READERS).prop_map(|r| Op::Detach { r }),
+        4 => (0..2usize).prop_map(|writer| Op::Push { writer }),
+        4 => (0..READERS).prop_map(|r| Op::Pop { r }),
+        1 => Just(Op::ToggleSecond),
         2 => (0..6usize, 0..7usize, 0..6usize, 0..7usize, any::<bool>())
             .prop_map(|(n0, k0, n1, k1, second_first)| Op::WriteTwo { n0, k0, n1, k1, second_first }),
     ]
@@ -200,6 +215,53 @@ where
                 readers[r] = None;
                 model.readers[r] = None;
             }
+            Op::Push { writer } => {
+                let count = writers.len();
+                let expected_free = model.free();
+                match writers[writer % count].try_push(next_value) {
+                    Ok(()) => {
+                        assert!(expected_free > 0, "pushed into a full ring");
+                        model.stream.push(Some(next_value));
+                        next_value += 1;
+                    }
+                    Err(spanring_core::PushError::Full(v)) => {
+                        assert_eq!(v, next_value, "a failed push gives the item back");
+                        assert_eq!(expected_free, 0, "push refused with {expected_free} free");
+                    }
+                    Err(e) => panic!("unexpected {e:?}"),
+                }
+            }
+            Op::Pop { r } => {
+                let Some(reader) = readers[r].as_mut() else {
+                    continue;
+                };
+                let mut pos = model.readers[r].unwrap();
+                // A pop skips the holes in front of the reader, as a read does.
+                while pos < model.stream.len() && model.stream[pos].is_none() {
+                    pos += 1;
+                }
+                match reader.try_pop() {
+                    Ok(x) => {
+                        assert_eq!(Some(x), model.stream.get(pos).copied().flatten());
+                        model.readers[r] = Some(pos + 1);
+                    }
+                    Err(ReadError::Empty) => {
+                        assert_eq!(pos, model.stream.len());
+                        model.readers[r] = Some(pos);
+                    }
+                    Err(e) => panic!("unexpected {e:?}"),
+                }
+            }
+            Op::ToggleSecond => {
+                if !P::MULTI {
+                    continue;
+                }
+                if writers.len() == 2 {
+                    writers.pop();
+                } else {
+                    writers.extend(P::second(&writers[0]));
+                }
+            }
             Op::WriteTwo {
                 n0,
                 k0,
@@ -207,7 +269,7 @@ where
                 k1,
                 second_first,
             } => {
-                if !P::MULTI {
+                if !P::MULTI || writers.len() < 2 {
                     continue;
                 }
                 let free = model.free();

@@ -183,3 +183,53 @@ fn a_writer_alone_again_does_not_trust_its_old_free_count() {
     let got: Vec<u32> = reader.try_read_all().unwrap().iter().copied().collect();
     assert_eq!(got, [1, 2, 3, 4]);
 }
+
+/// The sole writer's one-item fast path publishes `start + 1` with no lap arithmetic, so its
+/// free count must stop short of each lap's last slot (as a single-producer writer's does):
+/// on a capacity that is not a power of two, `start + 1` at the last slot is an index in the
+/// lap's unused gap. Pushes (fast and slow), spans that give their tail back, cursors that
+/// wrap `usize`, and a 2-bit tag so that scrub laps come round; every item popped is checked
+/// against the count sent. (Fails, or corrupts memory, if the count includes the last slot.)
+#[test]
+fn sole_writer_pushes_cross_the_lap_end_of_an_odd_capacity() {
+    for capacity in [1usize, 2, 3, 5, 6, 7] {
+        let mut memory = vec![0u64; capacity];
+        let words = words(capacity);
+        let start = usize::MAX - 2 * capacity; // the cursors wrap during the test
+        let ring: Ring<_, _> =
+            Ring::new_multi_with_tag_bits(SliceStorage::new(&mut memory), &words[..], start, 2)
+                .unwrap();
+        let mut r = ring.reader().unwrap();
+        let mut w = ring.writer().unwrap();
+        let (mut sent, mut got) = (0u64, 0u64);
+        for round in 0..(8 * capacity as u64 + 3) {
+            if capacity >= 2 && round % 3 == 0 {
+                // A span of two that publishes one: the tail goes back to the cache.
+                if let Ok(mut span) = w.try_reserve(2) {
+                    span[0] = sent;
+                    span.publish(1);
+                    sent += 1;
+                }
+            }
+            while w.try_push(sent).is_ok() {
+                sent += 1;
+            }
+            assert_eq!(
+                sent - got,
+                capacity as u64,
+                "capacity {capacity} round {round}"
+            );
+            for _ in 0..1 + round % capacity as u64 {
+                assert_eq!(r.try_pop(), Ok(got), "capacity {capacity} round {round}");
+                got += 1;
+            }
+        }
+        while let Ok(x) = r.try_pop() {
+            assert_eq!(x, got);
+            got += 1;
+        }
+        assert_eq!(got, sent);
+        drop(w);
+        assert_eq!(r.try_pop(), Err(ReadError::Closed));
+    }
+}
