@@ -582,6 +582,17 @@ impl<B: AsRef<[AtomicUsize]>> MultiClaim for MultiProducer<B> {
         while got < want && i < cap {
             // Acquire: as in `record` (the span's data is visible once the record is accepted).
             let w = words[i].load(Ordering::Acquire);
+            if w == expect {
+                // A one-slot data record of this lap. A record word has no bits outside its
+                // tag, length and flag fields (`write_record`), so equality is exactly
+                // `record`'s test with length 1 and no skip. This branch keeps the next index
+                // independent of the loaded word: the loads of a run of one-item spans overlap
+                // instead of waiting for each other (the general step's `i += len` makes every
+                // load wait for the one before).
+                got += 1;
+                i += 1;
+                continue;
+            }
             if (w ^ expect) & self.check != 0 {
                 stopped = true; // not this lap's record: unpublished (or never claimed yet)
                 break;
