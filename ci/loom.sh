@@ -39,7 +39,7 @@ for dir in core std-ext .; do
     ((${#args[@]})) || continue
     found=$((found + ${#args[@]} / 2))
     note "loom: ${PKG[$dir]}: ${args[*]}"
-    run limited 1200 "loom models of ${PKG[$dir]}" env RUSTFLAGS="--cfg spanring_loom" \
+    run limited 1800 "loom models of ${PKG[$dir]}" env RUSTFLAGS="--cfg spanring_loom" \
         "$(runner_env "$HOST_TRIPLE")" \
         CARGO_TARGET_DIR="$TARGET_BASE/loom" \
         CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true \

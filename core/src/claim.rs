@@ -232,6 +232,9 @@ pub trait MultiClaim {
     /// granted and so is never the lap's last slot: one record store, then the claim cursor
     /// `start + 1` (no lap arithmetic).
     fn publish_sole_one(&self, layout: &Layout, start: usize);
+    /// Publishes the one slot claimed at `start` (by any writer): its record, one `Release`
+    /// store (one slot has no interior word to scrub).
+    fn publish_one(&self, layout: &Layout, start: usize);
     /// Data records from the span head `front` in its lap, with no skip among them: how many
     /// slots they cover (stopping once that reaches `want`), the cursor after them, and whether
     /// the walk stopped at a word that is not this lap's record (`true`: nothing more is
@@ -321,6 +324,9 @@ impl MultiClaim for NoMulti {
         match *self {}
     }
     fn publish_sole_one(&self, _: &Layout, _: usize) {
+        match *self {}
+    }
+    fn publish_one(&self, _: &Layout, _: usize) {
         match *self {}
     }
     fn data_run(&self, _: &Layout, _: usize, _: usize) -> (usize, usize, bool) {
@@ -552,12 +558,18 @@ impl<B: AsRef<[AtomicUsize]>> MultiClaim for MultiProducer<B> {
     }
 
     #[inline(always)]
-    fn publish_sole_one(&self, layout: &Layout, start: usize) {
-        // One slot has no interior word, so no scrub (`needs_scrub` is false for `len = 1`).
-        let record = self.expected(start) | VALID; // length field 0: one slot
-                                                   // Release: the slot write happens before any reader or walker that acquires this
-                                                   // record (as in `write_record`).
+    fn publish_one(&self, layout: &Layout, start: usize) {
+        // One slot has no interior word, so no scrub (`needs_scrub` is false for `len = 1`);
+        // the length field is 0 (one slot).
+        let record = self.expected(start) | VALID;
+        // Release: the slot write happens before any reader or walker that acquires this
+        // record (as in `write_record`).
         self.records.as_ref()[layout.index(start)].store(record, Ordering::Release);
+    }
+
+    #[inline(always)]
+    fn publish_sole_one(&self, layout: &Layout, start: usize) {
+        self.publish_one(layout, start);
         // The fast path's count stops short of the lap's last slot (`SpLocal::fast_room`), so
         // the index of `start` is below `capacity − 1` and adding one carries into no lap bit.
         let end = start.wrapping_add(1);
@@ -624,16 +636,36 @@ impl<B: AsRef<[AtomicUsize]>> MultiClaim for MultiProducer<B> {
         // Acquire: the hint's walker acquired every record before it (and released them with
         // its CAS); the lap-safety argument needs those writes ordered before our loads.
         let h = hint.load(Ordering::Acquire);
+        let cap = layout.capacity();
+        // At least `capacity` words (checked at construction): `i < cap` bounds every index.
+        let words = &self.records.as_ref()[..cap];
         let mut p = h;
         let mut walked = 0;
-        while let Some((len, _)) = self.record(layout, p) {
-            walked += len;
-            if walked > layout.capacity() {
+        loop {
+            // First a run of one-slot data records in `p`'s lap, found by equality (as in
+            // `data_run`: exactly `record`'s test for length 1, no skip), so the index steps by
+            // one and the loads overlap. Acquire on every word, as in `record`.
+            let expect = self.expected(p) | VALID;
+            let first = layout.index(p);
+            let mut i = first;
+            while i < cap && words[i].load(Ordering::Acquire) == expect {
+                i += 1;
+            }
+            let mut step = i - first; // ≤ capacity − index(p): stays in the lap
+            if step == 0 {
+                // Anything else: a longer span, a skip, or the end of what is published.
+                match self.record(layout, p) {
+                    Some((len, _)) => step = len,
+                    None => break,
+                }
+            }
+            walked += step;
+            if walked > cap {
                 // Only a stale walk gets here (a genuine one stops at the claim cursor, at most
                 // one capacity past the hint): discard it.
                 return hint.load(Ordering::Acquire);
             }
-            p = layout.advance(p, len);
+            p = layout.advance(p, step);
         }
         if p == h {
             return h;

@@ -546,6 +546,13 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Ring<S, P, W, N>
         } else {
             m.publish(&self.layout, start, reserved, count);
         }
+        self.after_shared_publish();
+    }
+
+    /// After a multi-producer publish: the seal a close may have deferred to this writer, and
+    /// the readers' wake-up.
+    #[inline(always)]
+    pub(crate) fn after_shared_publish(&self) {
         // Relaxed: a hint, as in `finish_span`; the seal's Release orders our record before it.
         // (Set when the close found this writer alone: the others dropped, or it is the cache
         // holder.)

@@ -158,10 +158,11 @@ where
     /// ```
     #[inline]
     pub fn try_push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
-        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
-            self.write_one_fast(start, item);
-            return Ok(());
-        }
+        let item = match self.push_fast(item) {
+            Ok(()) => return Ok(()),
+            Err(Ok(item)) => item,
+            Err(Err(closed)) => return Err(closed),
+        };
         self.try_push_slow(item)
     }
 
@@ -183,10 +184,11 @@ where
     /// ```
     #[inline]
     pub fn push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
-        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
-            self.write_one_fast(start, item);
-            return Ok(());
-        }
+        let item = match self.push_fast(item) {
+            Ok(()) => return Ok(()),
+            Err(Ok(item)) => item,
+            Err(Err(closed)) => return Err(closed),
+        };
         self.push_slow(item, |w, ready| {
             w.wait_until(ready);
             true
@@ -222,10 +224,11 @@ where
     where
         W: WaitTimeout,
     {
-        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
-            self.write_one_fast(start, item);
-            return Ok(());
-        }
+        let item = match self.push_fast(item) {
+            Ok(()) => return Ok(()),
+            Err(Ok(item)) => item,
+            Err(Err(closed)) => return Err(closed),
+        };
         self.push_slow(item, |w, ready| w.wait_until_timeout(ready, timeout))
     }
 
@@ -404,6 +407,54 @@ where
         self.local.room = self.local.room.saturating_sub(1);
     }
 
+    /// The fast path of every one-item push: the cached claim (single producer, or the sole
+    /// multi-producer writer) or, with several multi-producer writers, one CAS on the claim
+    /// cursor ([`claim_shared_fast`](Self::claim_shared_fast)); then the store and the
+    /// publish, inlined. `Err(Ok(item))` gives the item back when the slow path must decide;
+    /// `Err(Err(_))` is a claim that found the ring closed (and was withdrawn).
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    fn push_fast(&mut self, item: S::Item) -> Result<(), Result<S::Item, PushError<S::Item>>> {
+        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
+            self.write_one_fast(start, item);
+            return Ok(());
+        }
+        if P::MULTI {
+            match Self::claim_shared_fast(&self.ring, 1) {
+                Some(Ok(start)) => {
+                    self.write_one_shared(start, item);
+                    return Ok(());
+                }
+                Some(Err(e)) => return Err(Err(PushError::from_reserve(e, item))),
+                None => {}
+            }
+        }
+        Err(Ok(item))
+    }
+
+    /// [`write_one`](Self::write_one) for a slot [`claim_shared_fast`](Self::claim_shared_fast)
+    /// granted (one of several multi-producer writers): the store, then the one-slot record
+    /// (one `Release` store: a one-slot span has no interior to scrub and gives nothing back),
+    /// the close check and the wake-up: what [`RingCore::finish_span`](crate::ring::RingCore)
+    /// does for such a span, without its calls.
+    #[inline(always)]
+    fn write_one_shared(&mut self, start: usize, item: S::Item) {
+        let ring = &*self.ring;
+        let Some(m) = ring.producer.multi() else {
+            return; // unreachable: only called on a multi-producer ring
+        };
+        let guard = PublishNoneOnUnwind { ring, start };
+        // The claim CAS gave this writer the slot at `start` exclusively: not published, so
+        // no reader looks at it, and the claim cursor moved past it, so no other writer claims
+        // it.
+        // SAFETY: exclusive (above); the slot holds an initialised item (Storage contract),
+        // which the assignment drops.
+        unsafe { *ring.slot(start) = item };
+        core::mem::forget(guard);
+        m.publish_one(&ring.layout, start);
+        ring.after_shared_publish();
+    }
+
     /// [`write_one`](Self::write_one) for a slot [`claim_fast`](Self::claim_fast) granted: on
     /// a single-producer ring that is never the lap's last slot (`SpLocal::fast_room`), so
     /// the next cursor is `start + 1`, with no lap arithmetic.
@@ -499,6 +550,11 @@ where
         if let Some(start) = Self::claim_fast(ring, local, n) {
             return Ok(start);
         }
+        if P::MULTI {
+            if let Some(claimed) = Self::claim_shared_fast(ring, n) {
+                return claimed;
+            }
+        }
         // Relaxed: a hint, as in `claim_fast` (the multi-producer path reads the writers word).
         let closed = !P::MULTI && ring.closed.load(Ordering::Relaxed);
         Self::claim_in_slow(ring, local, n, closed)
@@ -525,6 +581,51 @@ where
         let closed = ring.closed.load(Ordering::Relaxed);
         // One compare against the cached free count.
         (n <= local.room && !closed).then_some(local.next)
+    }
+
+    /// The claim of one of several multi-producer writers, inlined: one CAS on the claim
+    /// cursor when the writers word carries no flag and the cached minimum of the readers
+    /// covers `n`; the same loads, checks and orderings as the first round of
+    /// [`claim_multi`](Self::claim_multi). `None` for everything else (one writer, which
+    /// takes the cache; a close decided; a full ring by the cached minimum; a lost CAS), which
+    /// [`claim_in_slow`](Self::claim_in_slow) decides. A claim that finds the ring closed
+    /// after its CAS is withdrawn and fails `Closed`, as in `claim_multi` (its slots may have
+    /// become a skipped hole, so the slow path could no longer tell the close from a full
+    /// ring: loom's `mp_close_races_claims_and_partial_publish` caught that).
+    #[inline(always)]
+    fn claim_shared_fast(ring: &Ring<S, P, W, N>, n: usize) -> Option<Result<usize, ReserveError>> {
+        let m = ring.producer.multi()?;
+        // Acquire: as in `claim_in_slow` (a writer that left made its claims visible to our
+        // claim-cursor load).
+        let word = ring.writers.load(Ordering::Acquire);
+        if word & !writers::COUNT != 0 || word == writers::SOLO {
+            return None;
+        }
+        let layout = &ring.layout;
+        // As in `claim_multi`: the cached minimum first, then the claim cursor (Relaxed: the
+        // CAS validates it); a negative or over-capacity `used` sends us to the slow path.
+        let min = ring.readers.cached_min();
+        let c = m.claim().load(Ordering::Relaxed);
+        let used = layout.distance(min, c);
+        if used < 0 || ring.capacity().saturating_sub(used as usize) < n {
+            return None;
+        }
+        // Acquire on success: as in `claim_multi` (slots given back by a partial publish, and
+        // the close's Release RMW on this cursor). Weak: a spurious failure only takes the
+        // slow path.
+        m.claim()
+            .compare_exchange_weak(
+                c,
+                layout.advance(c, n),
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            )
+            .ok()?;
+        // Relaxed: as in `claim_multi`.
+        if ring.closed.load(Ordering::Relaxed) {
+            return Some(Err(Self::withdraw(ring, c, n)));
+        }
+        Some(Ok(c))
     }
 
     /// [`claim_in`](Self::claim_in) past the single-producer fast path: the cached free count
