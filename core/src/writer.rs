@@ -158,7 +158,11 @@ where
     /// ```
     #[inline]
     pub fn try_push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
-        let item = match self.push_fast(item) {
+        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
+            self.write_one_fast(start, item);
+            return Ok(());
+        }
+        let item = match self.push_shared(item) {
             Ok(()) => return Ok(()),
             Err(Ok(item)) => item,
             Err(Err(closed)) => return Err(closed),
@@ -184,7 +188,11 @@ where
     /// ```
     #[inline]
     pub fn push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
-        let item = match self.push_fast(item) {
+        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
+            self.write_one_fast(start, item);
+            return Ok(());
+        }
+        let item = match self.push_shared(item) {
             Ok(()) => return Ok(()),
             Err(Ok(item)) => item,
             Err(Err(closed)) => return Err(closed),
@@ -224,7 +232,11 @@ where
     where
         W: WaitTimeout,
     {
-        let item = match self.push_fast(item) {
+        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
+            self.write_one_fast(start, item);
+            return Ok(());
+        }
+        let item = match self.push_shared(item) {
             Ok(()) => return Ok(()),
             Err(Ok(item)) => item,
             Err(Err(closed)) => return Err(closed),
@@ -407,18 +419,15 @@ where
         self.local.room = self.local.room.saturating_sub(1);
     }
 
-    /// The fast path of every one-item push: the cached claim (single producer, or the sole
-    /// multi-producer writer) or, with several multi-producer writers, one CAS on the claim
-    /// cursor ([`claim_shared_fast`](Self::claim_shared_fast)); then the store and the
-    /// publish, inlined. `Err(Ok(item))` gives the item back when the slow path must decide;
+    /// The second fast path of every one-item push, after the cached claim
+    /// ([`claim_fast`](Self::claim_fast)) failed: with several multi-producer writers, one CAS
+    /// on the claim cursor ([`claim_shared_fast`](Self::claim_shared_fast)), then the store
+    /// and the publish, inlined. `Err(Ok(item))` gives the item back when the slow path must
+    /// decide (always on a single-producer ring, where this compiles to nothing);
     /// `Err(Err(_))` is a claim that found the ring closed (and was withdrawn).
     #[inline(always)]
     #[allow(clippy::type_complexity)]
-    fn push_fast(&mut self, item: S::Item) -> Result<(), Result<S::Item, PushError<S::Item>>> {
-        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
-            self.write_one_fast(start, item);
-            return Ok(());
-        }
+    fn push_shared(&mut self, item: S::Item) -> Result<(), Result<S::Item, PushError<S::Item>>> {
         if P::MULTI {
             match Self::claim_shared_fast(&self.ring, 1) {
                 Some(Ok(start)) => {
