@@ -429,36 +429,42 @@ where
         if let Some(n) = self.known_ready(max) {
             return Ok(n);
         }
-        self.wait_for_cold(want, max, wait)
-    }
-
-    /// The slow part of [`wait_for`](Self::wait_for): the cache did not cover the request.
-    #[cold]
-    #[inline(never)]
-    fn wait_for_cold(
-        &mut self,
-        want: usize,
-        max: usize,
-        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
-    ) -> Result<usize, ReadError> {
-        if max == 0 {
-            return zero_length(&self.ring, &mut self.pos);
-        }
-        let want = want.min(max).max(1);
-        let ring = &*self.ring;
-        let pos = &mut self.pos;
-        let mut outcome = poll_at_least(ring, pos, want, max);
-        if matches!(outcome, Err(ReadError::Empty)) {
-            let ready = wait(&ring.data, &mut || {
-                outcome = poll_at_least(ring, pos, want, max);
-                !matches!(outcome, Err(ReadError::Empty))
-            });
-            if !ready {
-                return Err(ReadError::TimedOut);
-            }
-        }
+        // The position goes out by value and comes back: no call made here gets a pointer
+        // to this handle, so in a caller's loop of `pop`s the compiler can keep the cursor
+        // and the ready count in registers instead of storing and reloading them per item.
+        let (pos, outcome) = wait_for_cold(&self.ring, self.pos, want, max, wait);
+        self.pos = pos;
         outcome
     }
+}
+
+/// The slow part of [`Reader::wait_for`]: the cache did not cover the request. Takes the
+/// reader's position by value and returns it (see `wait_for`).
+#[cold]
+#[inline(never)]
+fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    mut pos: ReadPos,
+    want: usize,
+    max: usize,
+    wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+) -> (ReadPos, Result<usize, ReadError>) {
+    if max == 0 {
+        let outcome = zero_length(ring, &mut pos);
+        return (pos, outcome);
+    }
+    let want = want.min(max).max(1);
+    let mut outcome = poll_at_least(ring, &mut pos, want, max);
+    if matches!(outcome, Err(ReadError::Empty)) {
+        let ready = wait(&ring.data, &mut || {
+            outcome = poll_at_least(ring, &mut pos, want, max);
+            !matches!(outcome, Err(ReadError::Empty))
+        });
+        if !ready {
+            return (pos, Err(ReadError::TimedOut));
+        }
+    }
+    (pos, outcome)
 }
 
 /// `Ok(n)` with `want ≤ n ≤ max` items to show, or fewer when no more can come;
