@@ -315,3 +315,75 @@ fn a_pop_whose_clone_panics_still_consumes_the_item() {
     assert!(caught.is_err(), "the clone of item 4 panics (fast path)");
     assert_eq!(r.try_pop().map(|t| t.value), Ok(5), "item 4 was consumed");
 }
+
+/// An item whose drop panics when asked to (the item a push overwrites is dropped in place);
+/// its clones (what readers get) are harmless.
+#[derive(Debug, Default)]
+struct Grenade {
+    value: u32,
+    panic_on_drop: bool,
+}
+
+impl Clone for Grenade {
+    fn clone(&self) -> Self {
+        Self {
+            value: self.value,
+            panic_on_drop: false,
+        }
+    }
+}
+
+impl Drop for Grenade {
+    fn drop(&mut self) {
+        if self.panic_on_drop && !std::thread::panicking() {
+            self.panic_on_drop = false;
+            panic!("drop of {}", self.value);
+        }
+    }
+}
+
+/// One of several multi-producer writers pushes into a slot whose old item panics when
+/// dropped. Its claim CAS already moved the claim cursor, so the slot must be given back or
+/// skipped (never left claimed and unpublished): afterwards the other writer's push arrives
+/// and the reader is not stuck in front of the slot. The first panicking push takes the slow
+/// path (the writers' cached minimum is stale at the lap's start), the second the inlined
+/// shared-writer push (`claim_shared_fast`); both keep the guard. (Without it the reader sees
+/// `Empty` where item 8 should be.) The assignment that panics leaves the new item in the
+/// slot (Rust's drop-and-replace), so nothing is dropped twice.
+#[test]
+fn mp_push_over_an_item_whose_drop_panics_gives_the_slot_back() {
+    let mut memory: [Grenade; 4] = Default::default();
+    let words = bits(4);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut a = ring.writer().unwrap();
+    let mut b = a.clone(); // two writers: claims are CASes, not the sole writer's cache
+    let grenade = |value, panic_on_drop| Grenade {
+        value,
+        panic_on_drop,
+    };
+    for value in 1..=4 {
+        // Items 1 and 2 are armed: they panic when their slots are written again.
+        a.try_push(grenade(value, value <= 2)).unwrap();
+    }
+    for value in 1..=4 {
+        assert_eq!(r.try_pop().map(|g| g.value), Ok(value));
+    }
+    let push_panics = |w: &mut spanring_core::Writer<_>, value| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            w.try_push(grenade(value, false))
+        }))
+        .is_err()
+    };
+    assert!(push_panics(&mut a, 5), "slot 0 held armed item 1");
+    a.try_push(grenade(6, false)).unwrap(); // slot 0 again: given back by the panicked push
+    assert!(push_panics(&mut a, 7), "slot 1 held armed item 2");
+    b.try_push(grenade(8, false)).unwrap();
+    assert_eq!(r.try_pop().map(|g| g.value), Ok(6));
+    assert_eq!(
+        r.try_pop().map(|g| g.value),
+        Ok(8),
+        "a panicked push left a hole"
+    );
+    assert_eq!(r.try_pop().map(|g| g.value), Err(ReadError::Empty));
+}
