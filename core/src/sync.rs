@@ -34,6 +34,20 @@ pub fn spin_loop() {
     loom::thread::yield_now();
 }
 
+/// Backs off after a lost compare-and-swap on a contended line: spins `2^step` times (at most
+/// 64) and counts the step, so writers that keep colliding stop taking the line from each
+/// other on every try (crossbeam's `Backoff::spin` does the same). Nothing under loom: the
+/// model explores the retries without it.
+#[inline]
+pub fn contention_backoff(step: &mut u32) {
+    #[cfg(not(spanring_loom))]
+    for _ in 0..1u32 << (*step).min(6) {
+        #[allow(clippy::disallowed_methods)]
+        core::hint::spin_loop();
+    }
+    *step += 1;
+}
+
 /// Creates an `AtomicUsize` in a `const` context where the backend allows it.
 ///
 /// loom's atomics cannot be built in `const` context; portable-atomic's can. Constructors that

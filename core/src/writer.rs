@@ -748,6 +748,7 @@ where
     fn claim_multi(ring: &Ring<S, P, W, N>, m: &P::Multi, n: usize) -> Result<usize, ReserveError> {
         let cap = ring.capacity();
         let layout = &ring.layout;
+        let mut lost = 0;
         loop {
             // The cached minimum first, then the claim: the minimum is ≤ the claim cursor at
             // the time it was computed, so `used` is non-negative unless the claim we read
@@ -799,6 +800,8 @@ where
                 }
                 return Ok(c);
             }
+            // Another writer claimed first: back off before taking the line again.
+            crate::sync::contention_backoff(&mut lost);
         }
     }
 
