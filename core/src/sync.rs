@@ -36,11 +36,12 @@ pub fn spin_loop() {
 
 /// Backs off after a lost compare-and-swap on a contended line: spins `2^step` times (at most
 /// 64) and counts the step, so writers that keep colliding stop taking the line from each
-/// other on every try (crossbeam's `Backoff::spin` does the same). Nothing under loom: the
-/// model explores the retries without it.
+/// other on every try (crossbeam's `Backoff::spin` does the same). Nothing under loom (the
+/// model explores the retries without it) or Miri (which turns every pause hint into a thread
+/// switch: a doc-test with two writers took over 14 minutes with the spins).
 #[inline]
 pub fn contention_backoff(step: &mut u32) {
-    #[cfg(not(spanring_loom))]
+    #[cfg(not(any(spanring_loom, miri)))]
     for _ in 0..1u32 << (*step).min(6) {
         #[allow(clippy::disallowed_methods)]
         core::hint::spin_loop();
