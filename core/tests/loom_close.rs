@@ -32,6 +32,16 @@ fn mp<const C: usize>() -> Arc<Mp<C>> {
     )
 }
 
+/// A thread that closes `ring`, then drops the spare writer that kept the producers' drops
+/// from closing it first (if the close found only the spare left, its drop seals).
+fn close_then_drop(ring: &Arc<Mp<4>>, spare: Writer<Arc<Mp<4>>>) -> thread::JoinHandle<()> {
+    let ring = ring.clone();
+    thread::spawn(move || {
+        ring.close();
+        drop(spare);
+    })
+}
+
 /// `try_read` until `Closed` (a helper trait so the model functions stay generic-free).
 trait ReadAll {
     fn drain_all(&mut self) -> Vec<usize>;
@@ -88,13 +98,7 @@ fn mp_close_races_claims_and_partial_publish() {
                 })
             })
             .collect();
-        let closer = {
-            let ring = ring.clone();
-            thread::spawn(move || {
-                ring.close();
-                drop(spare);
-            })
-        };
+        let closer = close_then_drop(&ring, spare);
         let got = reader.drain_all();
         let mut sent: Vec<usize> = producers
             .into_iter()
@@ -136,13 +140,7 @@ fn mp_close_races_one_item_pushes() {
             }
             sent
         });
-        let closer = {
-            let ring = ring.clone();
-            thread::spawn(move || {
-                ring.close();
-                drop(spare);
-            })
-        };
+        let closer = close_then_drop(&ring, spare);
         let got = reader.drain_all();
         let sent = producer.join().unwrap();
         closer.join().unwrap();
