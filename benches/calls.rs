@@ -13,7 +13,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use spanring::std_ext::{owned, YieldWait};
+use spanring::std_ext::{owned, BlockingWait, YieldWait};
 use spanring::sync::AtomicUsize;
 use spanring::{multi_words, MultiProducer, Reader, Ring, SliceStorage, Writer};
 
@@ -157,6 +157,17 @@ fn main() {
         let mut r = Reader::attach(&ring).expect("reader");
         let mut w = Writer::attach(&ring).expect("writer");
         forms!(rows, "core SP", reps, cycles, w, r);
+    }
+    {
+        let ring = Ring::builder(SliceStorage::new(&mut memory))
+            .wait::<BlockingWait>()
+            .build()
+            .expect("ring");
+        let mut r = Reader::attach(&ring).expect("reader");
+        let mut w = Writer::attach(&ring).expect("writer");
+        // What a parking wait strategy adds to every call: its `notify_all` on each publish
+        // and consume (the owned buffers below use it too).
+        forms!(rows, "core SP BlockingWait", reps, cycles, w, r);
     }
     {
         let words: Vec<AtomicUsize> = (0..multi_words(1024))

@@ -124,3 +124,93 @@ fn futex_notify_all_wakes_every_waiter() {
 fn condvar_notify_all_wakes_every_waiter() {
     wakes_all(CondvarWait::with_spins(0));
 }
+
+/// Rounds of [`sleeper_meets_notifier`]: each is one sleep and one wake-up (a few µs).
+const RACE_ROUNDS: usize = if cfg!(miri) { 50 } else { 40_000 };
+/// A round with no progress for this long lost its wake-up (the watchdog then rescues it).
+const RACE_STALL: Duration = Duration::from_secs(2);
+
+/// The store-buffering window itself, round by round: a notifier stores the round's data and
+/// notifies at the moment a waiter (no spinning) announces itself and goes to sleep. Each side
+/// first spins a round-dependent few iterations, so the two sweep across each other's steps.
+/// If the notifier's load of the wait word could pass its data store unordered with the waiter
+/// (the fence pair missing or too weak), the waiter would find no data and the notifier no
+/// sleeper: a lost wake-up, which a watchdog turns into a failure after `RACE_STALL`.
+/// Returns the number of rounds the watchdog had to rescue. (End to end, and not sharp: with
+/// no barrier in the futex's heavy half it failed one run in three here. The sharp test of the
+/// fence pair is the litmus test in `wait/asymmetric_fence.rs`.)
+fn sleeper_meets_notifier<W: WaitStrategy + Sync>(wait: &W) -> usize {
+    let data = AtomicUsize::new(0);
+    let go = AtomicUsize::new(0);
+    let finished = AtomicBool::new(false);
+    let rescued = AtomicUsize::new(0);
+    // 0 to 22 spin hints (each tens of cycles): the waiter reaches its sleep at a different
+    // point of the notifier's store and notify in every round.
+    let skew = |round: usize| {
+        for _ in 0..(round * 7) % 23 {
+            std::hint::spin_loop();
+        }
+    };
+    thread::scope(|s| {
+        s.spawn(|| {
+            for round in 1..=RACE_ROUNDS {
+                // Acquire: pairs with the waiter's Release start of the round (it saw round − 1).
+                while go.load(Ordering::Acquire) < round {
+                    std::hint::spin_loop();
+                }
+                skew(round);
+                // Release: the data the waiter's `ready()` acquires.
+                data.store(round, Ordering::Release);
+                wait.notify_all();
+            }
+        });
+        s.spawn(|| {
+            // Watchdog: a round that makes no progress for RACE_STALL lost its wake-up; count it
+            // and wake the sleeper so that the test ends instead of hanging.
+            let mut last = (0, Instant::now());
+            // Acquire: pairs with the Release store of `finished` below.
+            while !finished.load(Ordering::Acquire) {
+                thread::sleep(Duration::from_millis(10));
+                // Relaxed: a progress hint only.
+                let now = go.load(Ordering::Relaxed);
+                if now != last.0 {
+                    last = (now, Instant::now());
+                } else if last.1.elapsed() > RACE_STALL {
+                    rescued.fetch_add(1, Ordering::Relaxed);
+                    wait.notify_all();
+                    last = (now, Instant::now());
+                }
+            }
+        });
+        for round in 1..=RACE_ROUNDS {
+            // Release: the notifier starts this round only after the last one ended here.
+            go.store(round, Ordering::Release);
+            skew(round / 23);
+            // Acquire: pairs with the notifier's Release data store.
+            wait.wait_until(&mut || data.load(Ordering::Acquire) >= round);
+        }
+        // Release: pairs with the watchdog's Acquire load.
+        finished.store(true, Ordering::Release);
+    });
+    rescued.load(Ordering::Relaxed)
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn futex_wait_sleeper_meets_notifier() {
+    let rescued = sleeper_meets_notifier(&FutexWait::with_spins(0));
+    assert_eq!(rescued, 0, "lost wake-ups (rounds rescued by the watchdog)");
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn futex_wait_with_symmetric_fences_sleeper_meets_notifier() {
+    let rescued = sleeper_meets_notifier(&FutexWait::with_spins(0).with_symmetric_fences());
+    assert_eq!(rescued, 0, "lost wake-ups (rounds rescued by the watchdog)");
+}
+
+#[test]
+fn condvar_wait_sleeper_meets_notifier() {
+    let rescued = sleeper_meets_notifier(&CondvarWait::with_spins(0));
+    assert_eq!(rescued, 0, "lost wake-ups (rounds rescued by the watchdog)");
+}

@@ -121,14 +121,25 @@ impl WaitStrategy for CondvarWait {
         self.wait(ready, Deadline::NEVER);
     }
 
+    /// Inlined up to the check for waiters (a ring calls it on every publish and consume);
+    /// the wake-up is out of line.
+    #[inline]
     fn notify_all(&self) {
         // (a) SeqCst: pairs with the waiter's fence (2); orders the caller's earlier store before
         // the load below.
         fence(Ordering::SeqCst);
         // (b) Relaxed: the fence above does the ordering.
-        if self.waiters.load(Ordering::Relaxed) == 0 {
-            return;
+        if self.waiters.load(Ordering::Relaxed) != 0 {
+            self.wake_all();
         }
+    }
+}
+
+impl CondvarWait {
+    /// `notify_all` past its check: somebody may be waiting.
+    #[cold]
+    #[inline(never)]
+    fn wake_all(&self) {
         // (c) Any waiter that checked `ready` before now is inside `wait` once we get the lock.
         drop(self.lock());
         // (d)

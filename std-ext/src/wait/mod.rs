@@ -9,6 +9,8 @@
 //! when threads may idle for long and must cost nothing then, at the price of a syscall on the
 //! wake-up path when somebody actually sleeps.
 
+#[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
+mod asymmetric_fence;
 mod condvar;
 mod deadline;
 #[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
@@ -26,16 +28,18 @@ pub use yield_wait::YieldWait;
 /// under the loom model checker).
 ///
 /// Use it when a thread may wait for long: it spins briefly, then sleeps in the kernel until
-/// `notify_all`, which costs one fence and one load when nobody sleeps.
+/// `notify_all`, which costs (inlined) a compiler fence, two loads and a branch when nobody sleeps
+/// ([`FutexWait`] on a kernel with `membarrier(2)`; the waiter going to sleep pays for the
+/// fence instead) or a SeqCst fence and a load ([`CondvarWait`]).
 ///
 /// Why the futex on Linux: on the ping-pong benchmark (`std-ext/benches/wait.rs`, 2 shared cores,
 /// load average 4–5 from other jobs, no spinning) the futex matched or beat the condvar (round
-/// trips/s over four runs: futex 218k/415k/340k/373k, condvar 226k/358k/331k/257k). Their
-/// no-waiter `notify_all` fast paths compile to the same locked-xchg fence + load + branch
-/// (measured 18–28 ns vs 10–20 ns per call; the gap is not explained by the code and is within
-/// this machine's noise). The futex wins on design: it has no mutex, so
-/// `ready()` never runs under a lock and a notifier never blocks behind a waiter; a wake is one
-/// `FUTEX_WAKE` syscall instead of a lock, unlock and condvar signal.
+/// trips/s over four runs: futex 218k/415k/340k/373k, condvar 226k/358k/331k/257k). It has no
+/// mutex, so `ready()` never runs under a lock and a notifier never blocks behind a waiter; a
+/// wake is one `FUTEX_WAKE` syscall instead of a lock, unlock and condvar signal. And its
+/// no-waiter `notify_all` needs no hardware fence (the waiter pays with `membarrier(2)` when it
+/// goes to sleep): a ring with it runs the one-item path 1.6× faster on one thread than with a
+/// fence per notify, and 2.5–8× faster with threads on two cores (`FutexWait` docs).
 ///
 /// ```
 /// use std::sync::atomic::{AtomicBool, Ordering};
