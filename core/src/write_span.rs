@@ -206,6 +206,45 @@ where
         b.fill(value);
     }
 
+    /// Writes items from `items` into the slots in order until either runs out, then publishes
+    /// exactly the slots written (as rtrb's `fill_from_iter`); returns that count. Slots left
+    /// over are released unpublished, and items left over stay in the iterator (pass
+    /// `&mut iter` to keep them). A panic in the iterator or in dropping a slot's old item
+    /// follows the span's drop rule (with `std`, nothing is published).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u32; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let mut source = 10..13;
+    /// assert_eq!(w.try_reserve(2).unwrap().fill_from_iter(&mut source), 2);
+    /// assert_eq!(w.try_reserve(2).unwrap().fill_from_iter(&mut source), 1); // ran out
+    /// assert_eq!(r.try_read_all().unwrap().iter().copied().collect::<Vec<_>>(), [10, 11, 12]);
+    /// ```
+    #[inline]
+    pub fn fill_from_iter<I: IntoIterator<Item = S::Item>>(mut self, items: I) -> usize {
+        let mut items = items.into_iter();
+        let mut written = 0;
+        let (a, b) = self.as_mut_slices();
+        for part in [a, b] {
+            let len = part.len();
+            // `zip` takes from the slots first, so no item is pulled that has no slot.
+            let mut here = 0;
+            for (slot, item) in part.iter_mut().zip(items.by_ref()) {
+                *slot = item;
+                here += 1;
+            }
+            written += here;
+            if here < len {
+                break;
+            }
+        }
+        self.publish(written);
+        written
+    }
+
     /// Stores `item` in the first slot and publishes exactly that one (the one-item calls).
     #[inline(always)]
     pub(crate) fn put_first(mut self, item: S::Item) {

@@ -118,3 +118,46 @@ fn clone_from_slice_checks_the_length() {
     let mut w = ring.writer().unwrap();
     w.try_reserve(2).unwrap().clone_from_slice(&[name("a")]);
 }
+
+#[test]
+fn fill_from_iter_publishes_exactly_what_it_wrote_across_the_end() {
+    let mut memory = [0u32; 4];
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .start_at(2)
+        .build()
+        .unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    // Wraps: two slots before the end, one after; the fourth slot gets nothing.
+    let mut source = [1, 2, 3].into_iter();
+    assert_eq!(w.try_reserve(4).unwrap().fill_from_iter(&mut source), 3);
+    assert_eq!(source.next(), None);
+    assert_eq!(r.try_read_all().unwrap().to_array::<3>(), Some([1, 2, 3]));
+    // More items than slots: the span takes what fits and leaves the rest in the iterator.
+    let mut source = 10..20;
+    assert_eq!(w.try_reserve(2).unwrap().fill_from_iter(&mut source), 2);
+    assert_eq!(source.next(), Some(12), "no item pulled without a slot");
+    assert_eq!(r.try_read_all().unwrap().to_array::<2>(), Some([10, 11]));
+    // Nothing at all: nothing published, the slots come back.
+    assert_eq!(w.try_reserve(4).unwrap().fill_from_iter(None), 0);
+    assert_eq!(r.try_read_all().unwrap_err(), ReadError::Empty);
+    assert!(w.try_reserve(4).is_ok());
+}
+
+#[test]
+fn mp_fill_from_iter_gives_the_unwritten_tail_back() {
+    let mut memory = [0u32; 8];
+    let b: Vec<AtomicUsize> = (0..multi_words(8)).map(|_| AtomicUsize::new(0)).collect();
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w1 = ring.writer().unwrap();
+    let mut w2 = w1.clone();
+    let first = w1.try_reserve(3).unwrap();
+    w2.try_push(9).unwrap();
+    // The older span writes one of three: the rest becomes a hole readers pass.
+    assert_eq!(first.fill_from_iter([7]), 1);
+    let span = r.try_read_all().unwrap();
+    assert_eq!(span.iter().copied().collect::<Vec<_>>(), [7]);
+    drop(span);
+    assert_eq!(r.try_read_all().unwrap().to_array::<1>(), Some([9]));
+}
