@@ -17,8 +17,10 @@
 //!   returns, so the waiter's `ready()`, which runs after the return, sees it and does not sleep;
 //! - its data store comes after P: then so does its load of the futex word (program order, and
 //!   the compiler fence keeps the compiler from hoisting it), and the barrier at P keeps the CPU
-//!   from performing it before P. The waiter's RMW on the word was complete before the call
-//!   started, so the load sees the flag (or a newer word, see `futex.rs`) and wakes.
+//!   from performing it before P. The flag was in the word before the call started (the
+//!   waiter's own RMW completed, or its load saw an earlier waiter's RMW: coherence then puts
+//!   that RMW before anything that follows the load), so the load sees the flag (or a newer
+//!   word, see `futex.rs`) and wakes.
 //!
 //! This is the argument Linux's userspace RCU and folly's `asymmetricHeavyBarrier` rest on.
 //!
