@@ -29,10 +29,12 @@
 //! The mode is decided once per process, by the first notify or sleep that asks: it registers
 //! the process for expedited membarriers (Linux 4.14 and later). If the kernel, a seccomp
 //! filter or an emulator refuses, the mode is [`SYMMETRIC`] for good: SeqCst fences on both
-//! sides, as before. A notifier that has not seen the mode yet fences, so a waiter may sleep
-//! with membarrier while an early notifier fences: that is stronger, not weaker. Under Miri
-//! (no such syscall) both sides fence. The futex module is not built under loom, whose models of
-//! the pattern use [`CondvarWait`](super::CondvarWait) with symmetric fences.
+//! sides, as before. On Android, whose app sandbox may kill a process for a syscall outside its
+//! list, the kernel is never asked. A notifier that has not seen the mode yet fences, so a
+//! waiter may sleep with membarrier while an early notifier fences: that is stronger, not
+//! weaker. Under Miri (no such syscall) both sides fence. The futex module is not built under
+//! loom, whose models of the pattern use [`CondvarWait`](super::CondvarWait) with symmetric
+//! fences.
 //!
 //! # Cost
 //!
@@ -114,6 +116,19 @@ pub(crate) fn mode() -> u8 {
 #[cfg(not(miri))]
 #[cold]
 fn decide() -> u8 {
+    // Android's seccomp policy for apps may answer a syscall outside its list with SIGSYS
+    // instead of an error: never ask there.
+    if cfg!(target_os = "android") {
+        return match MODE.compare_exchange(
+            UNDECIDED,
+            SYMMETRIC,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        ) {
+            Ok(_) => SYMMETRIC,
+            Err(decided) => decided,
+        };
+    }
     let supported = membarrier(libc_membarrier::QUERY);
     let mode = if supported >= 0
         && supported & libc_membarrier::PRIVATE_EXPEDITED as libc::c_long != 0
@@ -245,7 +260,10 @@ mod tests {
     fn a_kernel_that_offers_membarrier_gets_the_asymmetric_pair() {
         assert!(heavy());
         let offered = membarrier(libc_membarrier::QUERY);
-        if offered >= 0 && offered & libc_membarrier::PRIVATE_EXPEDITED as libc::c_long != 0 {
+        if cfg!(target_os = "android") {
+            assert_eq!(mode(), SYMMETRIC, "Android never asks");
+        } else if offered >= 0 && offered & libc_membarrier::PRIVATE_EXPEDITED as libc::c_long != 0
+        {
             assert_eq!(mode(), ASYMMETRIC, "registration failed although offered");
         } else {
             assert_eq!(mode(), SYMMETRIC);
