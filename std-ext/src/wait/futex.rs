@@ -78,8 +78,8 @@ const UNORDERED_NAP: Duration = Duration::from_millis(1);
 /// ```
 #[derive(Debug)]
 pub struct FutexWait {
-    /// The futex word: epoch (bits 1..), bumped by every `notify_all` that found the
-    /// `SLEEPERS` flag (bit 0) set, and the flag.
+    /// The futex word: epoch (bits 2..), bumped by every `notify_all` that found the
+    /// `SLEEPERS` flag (bit 0) set; the `LIGHT` flag (bit 1); and `SLEEPERS`.
     word: AtomicU32,
     spins: u32,
     /// SeqCst fences on both sides instead of the asymmetric pair.
