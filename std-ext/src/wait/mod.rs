@@ -39,7 +39,7 @@ pub use yield_wait::YieldWait;
 /// wake is one `FUTEX_WAKE` syscall instead of a lock, unlock and condvar signal. And its
 /// no-waiter `notify_all` needs no hardware fence (the waiter pays with `membarrier(2)` when it
 /// goes to sleep): a ring with it runs the one-item path 1.6× faster on one thread than with a
-/// fence per notify, and 2.5–8× faster with threads on two cores (`FutexWait` docs).
+/// fence per notify, and 1.6–8× faster with threads on two cores (`FutexWait` docs).
 ///
 /// ```
 /// use std::sync::atomic::{AtomicBool, Ordering};
