@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use spanring::std_ext::{owned, BlockingWait, YieldWait};
 use spanring::sync::AtomicUsize;
-use spanring::{multi_words, MultiProducer, Reader, Ring, SliceStorage, Writer};
+use spanring::{multi_words, MultiProducer, Reader, Ring, SliceStorage, WaitTimeout, Writer};
 
 /// Items written, then read, per cycle.
 const BURST: u64 = 64;
@@ -142,6 +142,23 @@ macro_rules! forms {
     }};
 }
 
+/// Every form on a single-producer core ring over `memory` whose threads wait with `W`.
+fn core_sp<W: WaitTimeout + Default>(
+    memory: &mut [u64],
+    label: &'static str,
+    reps: usize,
+    cycles: u64,
+    rows: &mut Vec<Row>,
+) {
+    let ring = Ring::builder(SliceStorage::new(memory))
+        .wait::<W>()
+        .build()
+        .expect("ring");
+    let mut r = Reader::attach(&ring).expect("reader");
+    let mut w = Writer::attach(&ring).expect("writer");
+    forms!(rows, label, reps, cycles, w, r);
+}
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick")
         || std::env::var("SPANRING_BENCH_QUICK").is_ok_and(|v| v != "0");
@@ -149,26 +166,10 @@ fn main() {
     let mut rows = Vec::new();
 
     let mut memory = vec![0u64; 1024];
-    {
-        let ring = Ring::builder(SliceStorage::new(&mut memory))
-            .wait::<YieldWait>()
-            .build()
-            .expect("ring");
-        let mut r = Reader::attach(&ring).expect("reader");
-        let mut w = Writer::attach(&ring).expect("writer");
-        forms!(rows, "core SP", reps, cycles, w, r);
-    }
-    {
-        let ring = Ring::builder(SliceStorage::new(&mut memory))
-            .wait::<BlockingWait>()
-            .build()
-            .expect("ring");
-        let mut r = Reader::attach(&ring).expect("reader");
-        let mut w = Writer::attach(&ring).expect("writer");
-        // What a parking wait strategy adds to every call: its `notify_all` on each publish
-        // and consume (the owned buffers below use it too).
-        forms!(rows, "core SP BlockingWait", reps, cycles, w, r);
-    }
+    core_sp::<YieldWait>(&mut memory, "core SP", reps, cycles, &mut rows);
+    // What a parking wait strategy adds to every call: its `notify_all` on each publish and
+    // consume (the owned buffers below use it too).
+    core_sp::<BlockingWait>(&mut memory, "core SP BlockingWait", reps, cycles, &mut rows);
     {
         let words: Vec<AtomicUsize> = (0..multi_words(1024))
             .map(|_| AtomicUsize::new(0))

@@ -1,9 +1,34 @@
 //! Reading and writing conveniences: `try_read_all`/`read_all`, `for x in &span` over both
 //! halves of a span that crosses the end, `clone_to_slice`/`clone_from_slice` for `Clone`
-//! items, `to_array` without `Default`.
+//! items, `to_array` without `Default`, `fill_from_iter`.
 
 use spanring_core::sync::AtomicUsize;
-use spanring_core::{multi_words, ReadError, Ring, SliceStorage};
+use spanring_core::{multi_words, MultiProducer, ReadError, Reader, Ring, SliceStorage, Writer};
+
+/// A single-producer ring over `memory` whose first slot is at cursor `start` (so spans can
+/// cross the end early).
+fn ring_at<T>(memory: &mut [T], start: usize) -> Ring<SliceStorage<'_, T>> {
+    Ring::builder(SliceStorage::new(memory))
+        .start_at(start)
+        .build()
+        .unwrap()
+}
+
+/// A multi-producer ring of 8 `u32` slots.
+type MpRing<'m> = Ring<SliceStorage<'m, u32>, MultiProducer<&'m [AtomicUsize]>>;
+
+/// Runs `body` with a reader and two writers of a fresh multi-producer ring of 8 slots.
+fn with_mp_ring(
+    body: impl for<'m> FnOnce(Reader<&'m MpRing<'m>>, Writer<&'m MpRing<'m>>, Writer<&'m MpRing<'m>>),
+) {
+    let mut memory = [0u32; 8];
+    let words: Vec<AtomicUsize> = (0..multi_words(8)).map(|_| AtomicUsize::new(0)).collect();
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let r = ring.reader().unwrap();
+    let w1 = ring.writer().unwrap();
+    let w2 = w1.clone();
+    body(r, w1, w2);
+}
 
 /// A `Clone` item with no `Default` and no `Copy`.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,10 +41,7 @@ fn name(s: &str) -> Name {
 #[test]
 fn read_all_returns_everything_published() {
     let mut memory = [0u32; 4];
-    let ring = Ring::builder(SliceStorage::new(&mut memory))
-        .start_at(2)
-        .build()
-        .unwrap();
+    let ring = ring_at(&mut memory, 2);
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     assert_eq!(r.try_read_all().unwrap_err(), ReadError::Empty);
@@ -38,26 +60,19 @@ fn read_all_returns_everything_published() {
 
 #[test]
 fn mp_read_all_returns_every_record() {
-    let mut memory = [0u32; 8];
-    let b: Vec<AtomicUsize> = (0..multi_words(8)).map(|_| AtomicUsize::new(0)).collect();
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
-    let mut r = ring.reader().unwrap();
-    let mut w1 = ring.writer().unwrap();
-    let mut w2 = w1.clone();
-    w1.try_reserve(2).unwrap().copy_from_slice(&[1, 2]);
-    w2.try_reserve(3).unwrap().copy_from_slice(&[3, 4, 5]);
-    w1.try_push(6).unwrap();
-    let span = r.try_read_all().unwrap();
-    assert_eq!(span.to_array::<6>(), Some([1, 2, 3, 4, 5, 6]));
+    with_mp_ring(|mut r, mut w1, mut w2| {
+        w1.try_reserve(2).unwrap().copy_from_slice(&[1, 2]);
+        w2.try_reserve(3).unwrap().copy_from_slice(&[3, 4, 5]);
+        w1.try_push(6).unwrap();
+        let span = r.try_read_all().unwrap();
+        assert_eq!(span.to_array::<6>(), Some([1, 2, 3, 4, 5, 6]));
+    });
 }
 
 #[test]
 fn for_loops_cover_both_halves() {
     let mut memory = [0u32; 4];
-    let ring = Ring::builder(SliceStorage::new(&mut memory))
-        .start_at(3)
-        .build()
-        .unwrap();
+    let ring = ring_at(&mut memory, 3);
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     let mut span = w.try_reserve(3).unwrap();
@@ -87,10 +102,7 @@ fn for_loops_cover_both_halves() {
 #[test]
 fn clone_from_and_to_slices_across_the_end() {
     let mut memory = [name(""), name(""), name("")];
-    let ring = Ring::builder(SliceStorage::new(&mut memory))
-        .start_at(2)
-        .build()
-        .unwrap();
+    let ring = ring_at(&mut memory, 2);
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     w.try_reserve(3)
@@ -122,10 +134,7 @@ fn clone_from_slice_checks_the_length() {
 #[test]
 fn fill_from_iter_publishes_exactly_what_it_wrote_across_the_end() {
     let mut memory = [0u32; 4];
-    let ring = Ring::builder(SliceStorage::new(&mut memory))
-        .start_at(2)
-        .build()
-        .unwrap();
+    let ring = ring_at(&mut memory, 2);
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     // Wraps: two slots before the end, one after; the fourth slot gets nothing.
@@ -146,18 +155,14 @@ fn fill_from_iter_publishes_exactly_what_it_wrote_across_the_end() {
 
 #[test]
 fn mp_fill_from_iter_gives_the_unwritten_tail_back() {
-    let mut memory = [0u32; 8];
-    let b: Vec<AtomicUsize> = (0..multi_words(8)).map(|_| AtomicUsize::new(0)).collect();
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
-    let mut r = ring.reader().unwrap();
-    let mut w1 = ring.writer().unwrap();
-    let mut w2 = w1.clone();
-    let first = w1.try_reserve(3).unwrap();
-    w2.try_push(9).unwrap();
-    // The older span writes one of three: the rest becomes a hole readers pass.
-    assert_eq!(first.fill_from_iter([7]), 1);
-    let span = r.try_read_all().unwrap();
-    assert_eq!(span.iter().copied().collect::<Vec<_>>(), [7]);
-    drop(span);
-    assert_eq!(r.try_read_all().unwrap().to_array::<1>(), Some([9]));
+    with_mp_ring(|mut r, mut w1, mut w2| {
+        let first = w1.try_reserve(3).unwrap();
+        w2.try_push(9).unwrap();
+        // The older span writes one of three: the rest becomes a hole readers pass.
+        assert_eq!(first.fill_from_iter([7]), 1);
+        let span = r.try_read_all().unwrap();
+        assert_eq!(span.iter().copied().collect::<Vec<_>>(), [7]);
+        drop(span);
+        assert_eq!(r.try_read_all().unwrap().to_array::<1>(), Some([9]));
+    });
 }
