@@ -179,6 +179,22 @@
 //! MP in the same run, 0.79× the single-producer ring. With two or more writers the claim is
 //! the CAS as before: 2P→1C spends about half its time on the `lock cmpxchg` (the hand-off
 //! between writers plus the store-buffer drain), 1.46× disruptor MP.
+//!
+//! Tried and not kept (2026-12-06, interleaved pairs pinned to one core, 3–4 alternated
+//! runs per variant on a busy VM), so the next attempt starts from the numbers:
+//! - The writer's out-of-line parts (`claim_in_slow`, `push_slow`, the waiting claim) taking
+//!   [`SpLocal`] by value and returning it, as the reader's `wait_for_cold` does, so that no
+//!   call gets the handle's address. In the bench the handle still lives in memory (it is a
+//!   by-value argument moved into a thread, as in most user code), so the push loop did not
+//!   change; SP item vs rtrb 1.07–1.11× against 1.06–1.24× for the code as is (7 runs),
+//!   batch reads 0.94–1.02× against 1.01–1.09×.
+//! - The same plus the fast path's end kept as a cursor instead of a count (`room`), so a
+//!   one-item push stores the slot, the published cursor and `next` but no count (a slow
+//!   claim past the end left a negative signed room): the `calls` bench's single-thread
+//!   push/pop 3.33–3.41 ns against 3.57, but the threaded targets 1.09–1.12× against
+//!   1.06–1.24× (item) and 0.94–1.09× against 1.01–1.09× (batch reads).
+//! - Additionally deriving `next` from the published cursor (rtrb's layout: two stores a
+//!   push): item 1.15–1.21×, batch 1.01–1.08× pinned together, no better than the code as is.
 
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::{Layout, Sequence};
