@@ -14,6 +14,22 @@ fn ring_at<T>(memory: &mut [T], start: usize) -> Ring<SliceStorage<'_, T>> {
         .unwrap()
 }
 
+/// A single-producer ring of `u32` slots.
+type SpRing<'m> = Ring<SliceStorage<'m, u32>>;
+
+/// Runs `body` with the reader and the writer of a fresh single-producer ring of 4 `u32`
+/// slots whose first slot is at cursor `start`.
+fn with_ring_at(
+    start: usize,
+    body: impl for<'m> FnOnce(Reader<&'m SpRing<'m>>, Writer<&'m SpRing<'m>>),
+) {
+    let mut memory = [0u32; 4];
+    let ring = ring_at(&mut memory, start);
+    let r = ring.reader().unwrap();
+    let w = ring.writer().unwrap();
+    body(r, w);
+}
+
 /// A multi-producer ring of 8 `u32` slots.
 type MpRing<'m> = Ring<SliceStorage<'m, u32>, MultiProducer<&'m [AtomicUsize]>>;
 
@@ -40,22 +56,20 @@ fn name(s: &str) -> Name {
 
 #[test]
 fn read_all_returns_everything_published() {
-    let mut memory = [0u32; 4];
-    let ring = ring_at(&mut memory, 2);
-    let mut r = ring.reader().unwrap();
-    let mut w = ring.writer().unwrap();
-    assert_eq!(r.try_read_all().unwrap_err(), ReadError::Empty);
-    w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
-    w.try_push(4).unwrap();
-    assert_eq!(
-        r.try_read_all().unwrap().to_array::<4>(),
-        Some([1, 2, 3, 4])
-    );
-    w.try_push(5).unwrap();
-    drop(w);
-    assert_eq!(r.read_all().unwrap().to_array::<1>(), Some([5]));
-    assert_eq!(r.read_all().unwrap_err(), ReadError::Closed);
-    assert_eq!(r.try_read_all().unwrap_err(), ReadError::Closed);
+    with_ring_at(2, |mut r, mut w| {
+        assert_eq!(r.try_read_all().unwrap_err(), ReadError::Empty);
+        w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
+        w.try_push(4).unwrap();
+        assert_eq!(
+            r.try_read_all().unwrap().to_array::<4>(),
+            Some([1, 2, 3, 4])
+        );
+        w.try_push(5).unwrap();
+        drop(w);
+        assert_eq!(r.read_all().unwrap().to_array::<1>(), Some([5]));
+        assert_eq!(r.read_all().unwrap_err(), ReadError::Closed);
+        assert_eq!(r.try_read_all().unwrap_err(), ReadError::Closed);
+    });
 }
 
 #[test]
@@ -71,32 +85,30 @@ fn mp_read_all_returns_every_record() {
 
 #[test]
 fn for_loops_cover_both_halves() {
-    let mut memory = [0u32; 4];
-    let ring = ring_at(&mut memory, 3);
-    let mut r = ring.reader().unwrap();
-    let mut w = ring.writer().unwrap();
-    let mut span = w.try_reserve(3).unwrap();
-    assert_eq!(
-        span.as_mut_slices().1.len(),
-        2,
-        "the span must cross the end"
-    );
-    for (i, slot) in (&mut span).into_iter().enumerate() {
-        *slot = 10 + i as u32;
-    }
-    let mut seen = Vec::new();
-    for slot in &span {
-        seen.push(*slot);
-    }
-    assert_eq!(seen, [10, 11, 12]);
-    drop(span);
-    let span = r.try_read(3).unwrap();
-    assert_eq!(span.as_slices().1.len(), 2);
-    let mut seen = Vec::new();
-    for item in &span {
-        seen.push(*item);
-    }
-    assert_eq!(seen, [10, 11, 12]);
+    with_ring_at(3, |mut r, mut w| {
+        let mut span = w.try_reserve(3).unwrap();
+        assert_eq!(
+            span.as_mut_slices().1.len(),
+            2,
+            "the span must cross the end"
+        );
+        for (i, slot) in (&mut span).into_iter().enumerate() {
+            *slot = 10 + i as u32;
+        }
+        let mut seen = Vec::new();
+        for slot in &span {
+            seen.push(*slot);
+        }
+        assert_eq!(seen, [10, 11, 12]);
+        drop(span);
+        let span = r.try_read(3).unwrap();
+        assert_eq!(span.as_slices().1.len(), 2);
+        let mut seen = Vec::new();
+        for item in &span {
+            seen.push(*item);
+        }
+        assert_eq!(seen, [10, 11, 12]);
+    });
 }
 
 #[test]
@@ -133,24 +145,22 @@ fn clone_from_slice_checks_the_length() {
 
 #[test]
 fn fill_from_iter_publishes_exactly_what_it_wrote_across_the_end() {
-    let mut memory = [0u32; 4];
-    let ring = ring_at(&mut memory, 2);
-    let mut r = ring.reader().unwrap();
-    let mut w = ring.writer().unwrap();
-    // Wraps: two slots before the end, one after; the fourth slot gets nothing.
-    let mut source = [1, 2, 3].into_iter();
-    assert_eq!(w.try_reserve(4).unwrap().fill_from_iter(&mut source), 3);
-    assert_eq!(source.next(), None);
-    assert_eq!(r.try_read_all().unwrap().to_array::<3>(), Some([1, 2, 3]));
-    // More items than slots: the span takes what fits and leaves the rest in the iterator.
-    let mut source = 10..20;
-    assert_eq!(w.try_reserve(2).unwrap().fill_from_iter(&mut source), 2);
-    assert_eq!(source.next(), Some(12), "no item pulled without a slot");
-    assert_eq!(r.try_read_all().unwrap().to_array::<2>(), Some([10, 11]));
-    // Nothing at all: nothing published, the slots come back.
-    assert_eq!(w.try_reserve(4).unwrap().fill_from_iter(None), 0);
-    assert_eq!(r.try_read_all().unwrap_err(), ReadError::Empty);
-    assert!(w.try_reserve(4).is_ok());
+    with_ring_at(2, |mut r, mut w| {
+        // Wraps: two slots before the end, one after; the fourth slot gets nothing.
+        let mut source = [1, 2, 3].into_iter();
+        assert_eq!(w.try_reserve(4).unwrap().fill_from_iter(&mut source), 3);
+        assert_eq!(source.next(), None);
+        assert_eq!(r.try_read_all().unwrap().to_array::<3>(), Some([1, 2, 3]));
+        // More items than slots: the span takes what fits and leaves the rest in the iterator.
+        let mut source = 10..20;
+        assert_eq!(w.try_reserve(2).unwrap().fill_from_iter(&mut source), 2);
+        assert_eq!(source.next(), Some(12), "no item pulled without a slot");
+        assert_eq!(r.try_read_all().unwrap().to_array::<2>(), Some([10, 11]));
+        // Nothing at all: nothing published, the slots come back.
+        assert_eq!(w.try_reserve(4).unwrap().fill_from_iter(None), 0);
+        assert_eq!(r.try_read_all().unwrap_err(), ReadError::Empty);
+        assert!(w.try_reserve(4).is_ok());
+    });
 }
 
 #[test]
