@@ -18,8 +18,12 @@
 //! cross-core hand-off). `SPANRING_BENCH_PIN=free|together|apart` runs everything that way.
 //!
 //! What is measured (bm_Buffer's method, its parameters, our code):
-//! - 1,000,000 samples per repetition; P producers write `samples / P` each (rounded up to
-//!   whole chunks), C readers each read all of them (broadcast);
+//! - 10,000,000 samples per repetition at chunk 1024 (bm_Buffer's minimum), 1,000,000 at
+//!   chunk 1 (for the run time: those repetitions last 2–100 ms); P producers write
+//!   `samples / P` each (rounded up to whole chunks), C readers each read all of them
+//!   (broadcast). At 1,000,000 a chunk-1024 repetition lasted 0.1–0.6 ms and mostly measured
+//!   thread start-up: the slowest MP row (portable 4P→4C) read 1.74 G/s there and 3.75 G/s at
+//!   10,000,000 (4.77 G/s at 100,000,000), in runs of 2026-12-06;
 //! - ring capacity `max(4096, chunk) × C × 10` slots of `u64` (bm_Buffer's formula; it uses
 //!   `int32_t`) — 40,960 slots for one reader;
 //! - each repetition builds a fresh ring and attaches all handles before the clock starts; the
@@ -68,7 +72,10 @@ struct Config {
     quick: bool,
     verify_all: bool,
     reps: usize,
+    /// Samples per repetition of a chunk-1 row.
     samples: usize,
+    /// Samples per repetition of a row with longer chunks (bm_Buffer's own minimum, 10,000,000).
+    chunk_samples: usize,
     deadline: Duration,
     filter: Option<String>,
 }
@@ -96,6 +103,7 @@ impl Config {
             verify_all,
             reps: if quick { 3 } else { 8 },
             samples: 1_000_000,
+            chunk_samples: 10_000_000,
             deadline: Duration::from_secs(if quick { 2 } else { 10 }),
             filter,
         }
@@ -113,7 +121,11 @@ impl Config {
             producers,
             consumers,
             chunk,
-            samples: self.samples,
+            samples: if chunk > 1 {
+                self.chunk_samples
+            } else {
+                self.samples
+            },
             touch,
             batch_reads: false,
             deadline: self.deadline,
@@ -710,8 +722,9 @@ fn main() {
     let cfg = Config::from_args();
     let began = Instant::now();
     println!(
-        "spanring bm_Buffer: {} samples/repetition, {} repetitions, {} cores, mode {}, tables' threads {:?}",
+        "spanring bm_Buffer: {} samples/repetition (chunk 1), {} (chunk 1024), {} repetitions, {} cores, mode {}, tables' threads {:?}",
         cfg.samples,
+        cfg.chunk_samples,
         cfg.reps,
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         if cfg.quick { "quick" } else { "full" },
