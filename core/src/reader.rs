@@ -359,6 +359,24 @@ where
     /// The one-item fast path: a clone of the next item if this reader already knows it is
     /// published (`ready > 0`), consumed; no span. A clone that panics still consumes the item,
     /// as with a span.
+    ///
+    /// Tried and not kept (2026-12-06; `SPANRING_BENCH_PIN=together`, the bench's `targets`,
+    /// 11 interleaved pairs per target, 2–3 runs alternated with the code as is), so the next
+    /// attempt starts from the numbers:
+    /// - The one-item slow path without a span: a `#[cold]` function taking the position by
+    ///   value and returning it with the item, so no call in a loop of `pop`s gets the
+    ///   handle's address. Broadcast 1P→2C item reads vs disruptor 0.84–0.86× against
+    ///   0.81–0.83×, 1P→4C 0.78× against 0.76–0.77×, SP item vs rtrb 1.17–1.20× against
+    ///   1.18–1.20×; the `calls` bench's push/pop unchanged (3.6–4.0 ns both). In the bench
+    ///   (as in most user code) the reader is a by-value argument of the thread's function, so
+    ///   it lives in memory anyway; and the Release store of the reader's cursor in every
+    ///   consume makes LLVM reload the ring's fields every item (it treats any store stronger
+    ///   than `Relaxed` as touching all memory), which the slow path's shape cannot change.
+    /// - Storing the reader's cursor only when `ready` runs out (the consume of the window's
+    ///   last item, or any span), as disruptor's handlers store their sequence once per batch:
+    ///   slower, broadcast 1P→2C item 0.76–0.79× against 0.85–0.86×, 1P→4C 0.67× against
+    ///   0.77–0.79×, SP item vs rtrb 1.13× against 1.20–1.21×. It would also have delayed the
+    ///   writers' view of slots a `pop` freed.
     #[inline(always)]
     fn pop_ready(&mut self) -> Option<S::Item>
     where
