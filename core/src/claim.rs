@@ -199,14 +199,15 @@
 //!   slot stores were waiting for their lines: slower on every pinned-together target, 3
 //!   alternated runs: SP item vs rtrb 1.04–1.06× against 1.12–1.15×, batch reads 0.88–0.90×
 //!   against 0.98–0.99×, broadcast 1P→2C batch reads 1.04–1.06× against 1.12–1.15×.
-//!
-//! Measured without effect, kept for the code's sake: one load of the writers word serving
-//! both inline one-item claims (the sole writer's cache, the shared CAS) and the shared claim's
-//! word test as one compare (`Writer::push_fast`, `claim_shared_with`) took about a tenth of
-//! the instructions off a two-writer push, but 2P→1C vs `ArrayQueue` pinned together read
-//! 1.24–1.39× against 1.23–1.38× for the code before (3 alternated runs, 2026-12-06): the
-//! `lock cmpxchg` and the stores it waits for are the cost, not the arithmetic around them.
-//! It stays because `try_push`, `push` and `push_timeout` now share one fast path.
+//! - One load of the writers word serving both inline one-item claims (the sole writer's
+//!   cache, the shared CAS) in one fast-path function for `try_push`, `push` and
+//!   `push_timeout`: about a tenth of the instructions off a two-writer push, but 2P→1C vs
+//!   `ArrayQueue` read 1.24–1.39× against 1.23–1.38× (3 alternated runs): the `lock cmpxchg`
+//!   and the stores it waits for are the cost, not the arithmetic around them. And the
+//!   single-producer push loop compiled worse (the ring pointer reloaded after the slot
+//!   store, `room` decremented in memory): SP item vs rtrb 1.12–1.15× against 1.17–1.22×.
+//!   Reverted; what stayed is the shared claim's writers-word test as one compare
+//!   (`claim_shared_fast`), which the single-producer code never reaches.
 
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::{Layout, Sequence};

@@ -158,7 +158,11 @@ where
     /// ```
     #[inline]
     pub fn try_push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
-        let item = match self.push_fast(item) {
+        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
+            self.write_one_fast(start, item);
+            return Ok(());
+        }
+        let item = match self.push_shared(item) {
             Ok(()) => return Ok(()),
             Err(Ok(item)) => item,
             Err(Err(closed)) => return Err(closed),
@@ -184,7 +188,11 @@ where
     /// ```
     #[inline]
     pub fn push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
-        let item = match self.push_fast(item) {
+        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
+            self.write_one_fast(start, item);
+            return Ok(());
+        }
+        let item = match self.push_shared(item) {
             Ok(()) => return Ok(()),
             Err(Ok(item)) => item,
             Err(Err(closed)) => return Err(closed),
@@ -224,7 +232,11 @@ where
     where
         W: WaitTimeout,
     {
-        let item = match self.push_fast(item) {
+        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
+            self.write_one_fast(start, item);
+            return Ok(());
+        }
+        let item = match self.push_shared(item) {
             Ok(()) => return Ok(()),
             Err(Ok(item)) => item,
             Err(Err(closed)) => return Err(closed),
@@ -407,42 +419,26 @@ where
         self.local.room = self.local.room.saturating_sub(1);
     }
 
-    /// The fast paths of every one-item push (`try_push`, `push`, `push_timeout`), inlined.
-    /// Single producer: the cached claim ([`claim_fast`](Self::claim_fast)), one compare.
-    /// Multi-producer: one load of the writers word decides between the sole writer's cached
-    /// claim (the word is exactly `CACHED`) and, for one of several writers, one CAS on the
-    /// claim cursor ([`claim_shared_with`](Self::claim_shared_with)); then the store and the
-    /// publish. `Err(Ok(item))` gives the item back when the slow path must decide;
+    /// The second fast path of every one-item push, after the cached claim
+    /// ([`claim_fast`](Self::claim_fast)) failed: with several multi-producer writers, one CAS
+    /// on the claim cursor ([`claim_shared_fast`](Self::claim_shared_fast)), then the store
+    /// and the publish, inlined. `Err(Ok(item))` gives the item back when the slow path must
+    /// decide (always on a single-producer ring, where this compiles to nothing);
     /// `Err(Err(_))` is a claim that found the ring closed (and was withdrawn).
     #[inline(always)]
     #[allow(clippy::type_complexity)]
-    fn push_fast(&mut self, item: S::Item) -> Result<(), Result<S::Item, PushError<S::Item>>> {
-        if !P::MULTI {
-            if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
-                self.write_one_fast(start, item);
-                return Ok(());
-            }
-            return Err(Ok(item));
-        }
-        // Acquire: what the shared claim needs (`claim_shared_with`); the cached claim would
-        // do with Relaxed (`claim_fast`), and one load serves both.
-        let word = self.ring.writers.load(Ordering::Acquire);
-        if word == writers::CACHED && self.local.room >= 1 {
-            if let Some(m) = self.ring.producer.multi() {
-                // Relaxed: only this writer stores it while it holds the cache.
-                let start = m.claim().load(Ordering::Relaxed);
-                self.write_one_sole_fast(start, item);
-                return Ok(());
+    fn push_shared(&mut self, item: S::Item) -> Result<(), Result<S::Item, PushError<S::Item>>> {
+        if P::MULTI {
+            match Self::claim_shared_fast(&self.ring, 1) {
+                Some(Ok(start)) => {
+                    self.write_one_shared(start, item);
+                    return Ok(());
+                }
+                Some(Err(e)) => return Err(Err(PushError::from_reserve(e, item))),
+                None => {}
             }
         }
-        match Self::claim_shared_with(&self.ring, word, 1) {
-            Some(Ok(start)) => {
-                self.write_one_shared(start, item);
-                Ok(())
-            }
-            Some(Err(e)) => Err(Err(PushError::from_reserve(e, item))),
-            None => Err(Ok(item)),
-        }
+        Err(Ok(item))
     }
 
     /// [`write_one`](Self::write_one) for a slot [`claim_shared_fast`](Self::claim_shared_fast)
@@ -607,20 +603,10 @@ where
     /// ring: loom's `mp_close_races_claims_and_partial_publish` caught that).
     #[inline(always)]
     fn claim_shared_fast(ring: &Ring<S, P, W, N>, n: usize) -> Option<Result<usize, ReserveError>> {
+        let m = ring.producer.multi()?;
         // Acquire: as in `claim_in_slow` (a writer that left made its claims visible to our
         // claim-cursor load).
-        Self::claim_shared_with(ring, ring.writers.load(Ordering::Acquire), n)
-    }
-
-    /// [`claim_shared_fast`](Self::claim_shared_fast) with the writers word already loaded
-    /// (with `Acquire`) by the caller.
-    #[inline(always)]
-    fn claim_shared_with(
-        ring: &Ring<S, P, W, N>,
-        word: usize,
-        n: usize,
-    ) -> Option<Result<usize, ReserveError>> {
-        let m = ring.producer.multi()?;
+        let word = ring.writers.load(Ordering::Acquire);
         // Two to `COUNT` writers and no flag, in one compare: a flag bit puts the word above
         // `COUNT`; one writer (`SOLO`, which takes the cache) or none wraps below 2.
         if word.wrapping_sub(2) > writers::COUNT - 2 {
