@@ -607,9 +607,7 @@ where
         // Acquire: as in `claim_in_slow` (a writer that left made its claims visible to our
         // claim-cursor load).
         let word = ring.writers.load(Ordering::Acquire);
-        // Two to `COUNT` writers and no flag, in one compare: a flag bit puts the word above
-        // `COUNT`; one writer (`SOLO`, which takes the cache) or none wraps below 2.
-        if word.wrapping_sub(2) > writers::COUNT - 2 {
+        if !writers::shared_claim_allowed(word) {
             return None;
         }
         let layout = &ring.layout;

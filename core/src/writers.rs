@@ -71,6 +71,14 @@ pub(crate) const SOLO: usize = 1;
 /// The word of a multi-producer ring whose one writer claims from its cache: the fast path.
 pub(crate) const CACHED: usize = SOLO | SOLE_CACHED;
 
+/// Whether a writers word lets one of several writers claim with the inlined CAS: two to
+/// `COUNT` writers and no flag. One compare: a flag bit puts the word above `COUNT`; one
+/// writer (`SOLO`, which takes the cache) or none wraps below 2.
+#[inline(always)]
+pub(crate) const fn shared_claim_allowed(word: usize) -> bool {
+    word.wrapping_sub(2) <= COUNT - 2
+}
+
 /// Counts the first writer of a multi-producer ring; `false` if a writer is alive (more
 /// writers come from `clone`).
 pub(crate) fn attach_first(writers: &AtomicUsize) -> bool {
@@ -152,5 +160,39 @@ pub(crate) fn close_multi(writers: &AtomicUsize) -> Option<bool> {
             Ok(_) => return Some(deferred),
             Err(actual) => word = actual,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one-compare test agrees with the two-part definition (no flag, and more than one
+    /// writer) on every boundary of the word's fields.
+    #[test]
+    fn shared_claim_allowed_is_no_flag_and_two_or_more_writers() {
+        let counts = [0, 1, 2, 3, COUNT / 2, COUNT - 1, COUNT];
+        let flag_sets = [
+            0,
+            SOLE_CACHED,
+            SEAL_DEFERRED,
+            CLOSED,
+            CLOSED | SEAL_DEFERRED,
+            CLOSED | SEAL_DEFERRED | SOLE_CACHED,
+        ];
+        for flags in flag_sets {
+            for count in counts {
+                let word = flags | count;
+                let expected = flags == 0 && count >= 2;
+                assert_eq!(
+                    shared_claim_allowed(word),
+                    expected,
+                    "word {word:#x} (flags {flags:#x}, count {count})"
+                );
+            }
+        }
+        assert!(!shared_claim_allowed(SOLO));
+        assert!(!shared_claim_allowed(CACHED));
+        assert!(!shared_claim_allowed(usize::MAX));
     }
 }
