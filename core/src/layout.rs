@@ -102,6 +102,19 @@ impl Layout {
         self.mask
     }
 
+    /// How many times `cursor` can step by a plain `+ 1` and stay the cursor
+    /// [`advance`](Self::advance) gives: unbounded (`usize::MAX`) for a power-of-two capacity,
+    /// where a cursor is a plain counter; otherwise the slots before the lap's last one (the
+    /// step off the last slot skips the gap).
+    #[inline]
+    pub(crate) const fn plain_steps(&self, cursor: usize) -> usize {
+        if self.gap == 0 {
+            usize::MAX
+        } else {
+            self.capacity - 1 - (cursor & self.mask)
+        }
+    }
+
     /// `log2(one_lap)`: the cursor bits above it count laps.
     #[inline]
     pub(crate) const fn lap_shift(&self) -> u32 {

@@ -29,7 +29,7 @@
 
 use crate::sequence::is_before;
 use crate::sync::{AtomicUsize, Ordering};
-use crate::{error::AttachError, CachePadded};
+use crate::{error::AttachError, CachePadded, Layout};
 
 const FREE: usize = 0;
 const ATTACHING: usize = 1;
@@ -48,9 +48,72 @@ pub(crate) struct ReadPos {
     pub(crate) slot: usize,
     /// Next cursor to read.
     pub(crate) cursor: usize,
-    /// Published items after `cursor` this reader already knows of (a cache of the published
-    /// cursor, kept as a count so the fast path is one compare; stale only means "fewer").
-    pub(crate) ready: usize,
+    /// The end of the items this reader already knows are published (a cursor at or after
+    /// `cursor`): a cache of the published cursor, or (multi-producer) of the data records
+    /// walked, always a span head there. Stale only means "fewer"; never past a skipped slot.
+    front: usize,
+    /// The part of `cursor..front` that plain `+ 1` steps reach ([`Layout::plain_steps`]: all
+    /// of it on a power-of-two capacity, else up to the lap's last slot). Kept as a cursor so
+    /// the one-item read's fast path is one compare and its consume one increment.
+    pub(crate) end: usize,
+}
+
+impl ReadPos {
+    /// A position at `cursor` in registry slot `slot`, knowing of no published item yet.
+    pub(crate) fn new(slot: usize, cursor: usize) -> Self {
+        Self {
+            slot,
+            cursor,
+            front: cursor,
+            end: cursor,
+        }
+    }
+
+    /// Items from `cursor` known published that plain steps reach (`cursor..end`): what the
+    /// fast paths may take without lap arithmetic or an atomic access.
+    #[inline(always)]
+    pub(crate) fn known(&self) -> usize {
+        self.end.wrapping_sub(self.cursor)
+    }
+
+    /// Every item from `cursor` known published (`cursor..front`).
+    #[inline]
+    pub(crate) fn ready(&self, layout: &Layout) -> usize {
+        layout.distance(self.cursor, self.front).max(0) as usize
+    }
+
+    /// Records that `count` items from `cursor` are published (`count ≤ capacity`; on a
+    /// multi-producer ring the cursor `count` on is a span head).
+    #[inline]
+    pub(crate) fn set_ready(&mut self, layout: &Layout, count: usize) {
+        self.front = layout.advance(self.cursor, count);
+        self.set_end(layout, count);
+    }
+
+    /// `end` for `ready` items known from `cursor`.
+    #[inline]
+    fn set_end(&mut self, layout: &Layout, ready: usize) {
+        self.end = self
+            .cursor
+            .wrapping_add(ready.min(layout.plain_steps(self.cursor)));
+    }
+
+    /// Moves to `cursor`, `count` items on: what was known stays known, unless the move
+    /// reached or passed it.
+    #[inline]
+    pub(crate) fn consumed(&mut self, layout: &Layout, cursor: usize, count: usize) {
+        let known = self.known();
+        let ready = self.ready(layout);
+        self.cursor = cursor;
+        if count >= ready {
+            self.front = cursor;
+            self.end = cursor;
+        } else if count >= known {
+            // Past the plain steps (a lap's last slot) but not past `front`: the steps of the
+            // new position.
+            self.set_end(layout, ready - count);
+        }
+    }
 }
 
 /// Reader cursors (at most `N`) and the writers' cached minimum over them.
@@ -247,6 +310,39 @@ impl<const N: usize> ReaderRegistry<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_pos_keeps_plain_steps_and_everything_known() {
+        // Capacity 3 (not a power of two): the lap's last slot is not a plain step.
+        let l = Layout::new(3).unwrap();
+        let start = l.normalize(usize::MAX); // the last slot of a lap near the wrap
+        let lap = l.advance(start, 1); // the next lap's first slot
+        let mut p = ReadPos::new(0, lap);
+        assert_eq!((p.known(), p.ready(&l)), (0, 0));
+        p.set_ready(&l, 3);
+        assert_eq!((p.known(), p.ready(&l)), (2, 3)); // stops before the last slot
+        let c = l.advance(lap, 1);
+        p.consumed(&l, c, 1); // a plain step: the window stays
+        assert_eq!((p.end, p.known(), p.ready(&l)), (lap.wrapping_add(2), 1, 2));
+        let c = l.advance(c, 1);
+        p.consumed(&l, c, 1); // at the last slot: known ends, one item still ready
+        assert_eq!((p.known(), p.ready(&l)), (0, 1));
+        p.set_ready(&l, 3); // two more published in the next lap
+        let c = l.advance(c, 1);
+        p.consumed(&l, c, 1); // past the last slot: the new lap's plain steps
+        assert_eq!((p.cursor, p.known(), p.ready(&l)), (c, 2, 2));
+        let c = l.advance(c, 2);
+        p.consumed(&l, c, 2); // everything: nothing known
+        assert_eq!((p.end, p.known(), p.ready(&l)), (c, 0, 0));
+
+        // A power-of-two capacity: every step is plain, across the lap and the usize wrap.
+        let l = Layout::new(4).unwrap();
+        let mut p = ReadPos::new(1, usize::MAX - 1);
+        p.set_ready(&l, 4);
+        assert_eq!((p.known(), p.ready(&l)), (4, 4));
+        p.consumed(&l, 1, 3);
+        assert_eq!((p.known(), p.ready(&l)), (1, 1));
+    }
 
     #[test]
     fn min_is_the_oldest_reader_across_wrap() {

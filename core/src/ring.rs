@@ -381,9 +381,15 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// to writers.
     #[inline]
     pub(crate) fn consume_to(&self, pos: &mut ReadPos, cursor: usize, count: usize) {
-        pos.cursor = cursor;
-        pos.ready = pos.ready.saturating_sub(count);
-        self.readers.store_own_cursor(pos.slot, cursor);
+        pos.consumed(&self.layout, cursor, count);
+        self.publish_read(pos.slot, cursor);
+    }
+
+    /// Tells the writers that the reader in registry slot `slot` is at `cursor` (everything
+    /// before it consumed), and wakes any that wait for space.
+    #[inline(always)]
+    pub(crate) fn publish_read(&self, slot: usize, cursor: usize) {
+        self.readers.store_own_cursor(slot, cursor);
         self.space.notify_all();
     }
 
