@@ -223,8 +223,7 @@ where
             return; // closed by the watchdog
         };
         if sc.touch == Touch::Verify {
-            let (a, b) = span.as_mut_slices();
-            for slot in a.iter_mut().chain(b.iter_mut()) {
+            for slot in &mut span {
                 *slot = item(producer, seq);
                 seq += 1;
             }
@@ -262,8 +261,7 @@ where
         match r.read(if sc.batch_reads { usize::MAX } else { sc.chunk }) {
             Ok(span) => {
                 if sc.touch == Touch::Verify {
-                    let (a, b) = span.as_slices();
-                    for &x in a.iter().chain(b) {
+                    for &x in &span {
                         check.check(x);
                     }
                 }

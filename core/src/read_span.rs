@@ -4,7 +4,7 @@ use core::ops::Deref;
 
 use crate::claim::ClaimMode;
 use crate::ring::RingCore;
-use crate::{DoubleMappedStorage, Reader, Ring, Storage, WaitStrategy};
+use crate::{DoubleMappedStorage, Reader, Ring, SpanIter, SpanIterMut, Storage, WaitStrategy};
 
 /// Published items shown to a [`Reader`]. Dropping the span consumes all of them;
 /// [`consume`](Self::consume) consumes only the first `k` (the rest is shown again by the
@@ -97,11 +97,9 @@ where
 
     /// Iterates over the items in order.
     #[inline]
-    pub fn iter(
-        &self,
-    ) -> core::iter::Chain<core::slice::Iter<'_, S::Item>, core::slice::Iter<'_, S::Item>> {
+    pub fn iter(&self) -> SpanIter<'_, S::Item> {
         let (a, b) = self.as_slices();
-        a.iter().chain(b.iter())
+        SpanIter::new(a, b)
     }
 
     /// Copies the items into the front of `dst`; returns how many were copied
@@ -283,12 +281,9 @@ where
     /// assert_eq!(span.to_array::<3>(), Some([10, 20, 30]));
     /// ```
     #[inline]
-    pub fn iter_mut(
-        &mut self,
-    ) -> core::iter::Chain<core::slice::IterMut<'_, S::Item>, core::slice::IterMut<'_, S::Item>>
-    {
+    pub fn iter_mut(&mut self) -> SpanIterMut<'_, S::Item> {
         let (a, b) = self.as_mut_slices();
-        a.iter_mut().chain(b.iter_mut())
+        SpanIterMut::new(a, b)
     }
 }
 
@@ -347,8 +342,7 @@ where
     S::Item: 's,
 {
     type Item = &'s S::Item;
-    type IntoIter =
-        core::iter::Chain<core::slice::Iter<'s, S::Item>, core::slice::Iter<'s, S::Item>>;
+    type IntoIter = SpanIter<'s, S::Item>;
     #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.iter()

@@ -4,7 +4,7 @@ use core::ops::{Deref, DerefMut};
 
 use crate::claim::ClaimMode;
 use crate::ring::RingCore;
-use crate::{DoubleMappedStorage, Ring, Storage, WaitStrategy, Writer};
+use crate::{DoubleMappedStorage, Ring, SpanIter, SpanIterMut, Storage, WaitStrategy, Writer};
 
 /// Slots reserved by a [`Writer`]: the only way to touch them. Write them through
 /// [`as_mut_slices`](Self::as_mut_slices), [`iter_mut`](Self::iter_mut),
@@ -125,21 +125,16 @@ where
     /// assert_eq!(span.iter().copied().sum::<u8>(), 14); // slots keep their last values
     /// ```
     #[inline]
-    pub fn iter(
-        &self,
-    ) -> core::iter::Chain<core::slice::Iter<'_, S::Item>, core::slice::Iter<'_, S::Item>> {
+    pub fn iter(&self) -> SpanIter<'_, S::Item> {
         let (a, b) = self.as_slices();
-        a.iter().chain(b.iter())
+        SpanIter::new(a, b)
     }
 
     /// Iterates over the reserved slots in order.
     #[inline]
-    pub fn iter_mut(
-        &mut self,
-    ) -> core::iter::Chain<core::slice::IterMut<'_, S::Item>, core::slice::IterMut<'_, S::Item>>
-    {
+    pub fn iter_mut(&mut self) -> SpanIterMut<'_, S::Item> {
         let (a, b) = self.as_mut_slices();
-        a.iter_mut().chain(b.iter_mut())
+        SpanIterMut::new(a, b)
     }
 
     /// Copies `src` into the span.
@@ -340,8 +335,7 @@ where
     S::Item: 's,
 {
     type Item = &'s S::Item;
-    type IntoIter =
-        core::iter::Chain<core::slice::Iter<'s, S::Item>, core::slice::Iter<'s, S::Item>>;
+    type IntoIter = SpanIter<'s, S::Item>;
     #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.iter()
@@ -373,8 +367,7 @@ where
     S::Item: 's,
 {
     type Item = &'s mut S::Item;
-    type IntoIter =
-        core::iter::Chain<core::slice::IterMut<'s, S::Item>, core::slice::IterMut<'s, S::Item>>;
+    type IntoIter = SpanIterMut<'s, S::Item>;
     #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.iter_mut()
