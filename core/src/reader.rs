@@ -156,8 +156,12 @@ where
     pub fn try_read(&mut self, max: usize) -> Result<ReadSpan<'_, R>, ReadError> {
         let n = match self.known_ready(max) {
             Some(n) => n,
-            None if max == 0 => zero_length(&self.ring, &mut self.pos)?,
-            None => poll(&self.ring, &mut self.pos, max)?.count,
+            None => {
+                // By value and back, as in `wait_for`.
+                let (pos, outcome) = try_read_cold(&self.ring, self.pos, max);
+                self.pos = pos;
+                outcome?
+            }
         };
         Ok(ReadSpan::new(self, n))
     }
@@ -364,7 +368,14 @@ where
     /// (2026-12-07, `SPANRING_BENCH_PIN=together`, the bench's `targets`, 2 runs alternated
     /// with the count form): the loop per item went from 21 to 15 instructions, SP item vs rtrb
     /// 1.24–1.25× against 1.17–1.19×, broadcast 1P→2C item reads vs disruptor 0.90× against
-    /// 0.80–0.84×, 1P→4C 0.82× against 0.74–0.77×.
+    /// 0.80–0.84×, 1P→4C 0.82× against 0.74–0.77×. (An earlier cursor-only form, tried
+    /// 2026-12-06, kept the lap-end test and measured 0.89–0.91× of the count form; clipping
+    /// the window to plain steps is what removes the test.)
+    ///
+    /// Tried and not kept (2026-12-07, same method, 3 runs alternated with the code as is):
+    /// `pop`'s slow path as a `#[cold]` method taking `&mut self`, which puts the fast path in
+    /// one straight block: SP item vs rtrb 1.14–1.24× against 1.16–1.25×, broadcast 1P→2C item
+    /// 0.83–0.88× against 0.78–0.87×, 1P→4C 0.69–0.79× against 0.78–0.85×: within the noise.
     ///
     /// Tried and not kept (2026-12-06; `SPANRING_BENCH_PIN=together`, the bench's `targets`,
     /// 11 interleaved pairs per target, 2–3 runs alternated with the code as is), so the next
@@ -489,6 +500,24 @@ fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
             return (pos, Err(ReadError::TimedOut));
         }
     }
+    (pos, outcome)
+}
+
+/// The slow part of [`Reader::try_read`]: the cache did not cover the request. Takes the
+/// reader's position by value and returns it (see `Reader::wait_for`); out of line, so that
+/// `try_read` stays small enough to inline (with the poll inlined it was not, and a loop of
+/// `try_read(1)` cost twice as much).
+#[inline(never)]
+fn try_read_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    mut pos: ReadPos,
+    max: usize,
+) -> (ReadPos, Result<usize, ReadError>) {
+    let outcome = if max == 0 {
+        zero_length(ring, &mut pos)
+    } else {
+        poll(ring, &mut pos, max).map(|polled| polled.count)
+    };
     (pos, outcome)
 }
 

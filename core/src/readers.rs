@@ -100,18 +100,28 @@ impl ReadPos {
 
     /// Moves to `cursor`, `count` items on: what was known stays known, unless the move
     /// reached or passed it.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn consumed(&mut self, layout: &Layout, cursor: usize, count: usize) {
         let known = self.known();
-        let ready = self.ready(layout);
         self.cursor = cursor;
-        if count >= ready {
-            self.front = cursor;
-            self.end = cursor;
-        } else if count >= known {
-            // Past the plain steps (a lap's last slot) but not past `front`: the steps of the
-            // new position.
-            self.set_end(layout, ready - count);
+        if count >= known {
+            // Out of line, so that a span's consume stays small enough to inline into the
+            // caller's loop (it once did not, and `try_read(1)` cost twice as much).
+            self.passed_end(layout);
+        }
+    }
+
+    /// [`consumed`](Self::consumed) past `end`: the items still known from the new cursor
+    /// (none if it reached `front`), and the plain steps among them (a move past a lap's last
+    /// slot, on a capacity that is not a power of two).
+    #[inline(never)]
+    fn passed_end(&mut self, layout: &Layout) {
+        let rest = layout.distance(self.cursor, self.front);
+        if rest <= 0 {
+            self.front = self.cursor;
+            self.end = self.cursor;
+        } else {
+            self.set_end(layout, rest as usize);
         }
     }
 }

@@ -11,7 +11,13 @@ use core::iter::FusedIterator;
 use core::mem;
 use core::slice;
 
-/// The items of a read or write span, in stream order (see the [module docs](self)).
+/// The items of a read or write span, in stream order.
+///
+/// A span is at most two slices (the part up to the storage's end, then the part from its
+/// start). `a.iter().chain(b)` would test which half it is in on every item; this iterator
+/// keeps the current half in one slice iterator and moves the second half into it once, so a
+/// `for` loop over a span runs the plain slice loop on each half, and `fold` (so `for_each`,
+/// `sum`, ...) runs the two halves as two loops.
 ///
 /// ```
 /// use spanring_core::{Ring, SliceStorage};
@@ -95,7 +101,7 @@ impl<T> ExactSizeIterator for SpanIter<'_, T> {
 
 impl<T> FusedIterator for SpanIter<'_, T> {}
 
-/// The items of a span, mutably, in stream order (see the [module docs](self)).
+/// The items of a span, mutably, in stream order (the mutable [`SpanIter`]).
 ///
 /// ```
 /// use spanring_core::{Ring, SliceStorage};
