@@ -156,12 +156,7 @@ where
     pub fn try_read(&mut self, max: usize) -> Result<ReadSpan<'_, R>, ReadError> {
         let n = match self.known_ready(max) {
             Some(n) => n,
-            None => {
-                // By value and back, as in `wait_for`.
-                let (pos, outcome) = try_read_cold(&self.ring, self.pos, max);
-                self.pos = pos;
-                outcome?
-            }
+            None => try_read_cold(&self.ring, &mut self.pos, max)?,
         };
         Ok(ReadSpan::new(self, n))
     }
@@ -369,8 +364,8 @@ where
     /// with the count form): the loop per item went from 21 to 15 instructions, SP item vs rtrb
     /// 1.24–1.25× against 1.17–1.19×, broadcast 1P→2C item reads vs disruptor 0.90× against
     /// 0.80–0.84×, 1P→4C 0.82× against 0.74–0.77×. (An earlier cursor-only form, tried
-    /// 2026-12-06, kept the lap-end test and measured 0.89–0.91× of the count form; clipping
-    /// the window to plain steps is what removes the test.)
+    /// 2026-12-06, measured 0.89–0.91× of the count form; this one also drops the lap-end
+    /// test, by clipping the window to plain steps.)
     ///
     /// Tried and not kept (2026-12-07, same method, 3 runs alternated with the code as is):
     /// `pop`'s slow path as a `#[cold]` method taking `&mut self`, which puts the fast path in
@@ -503,22 +498,20 @@ fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     (pos, outcome)
 }
 
-/// The slow part of [`Reader::try_read`]: the cache did not cover the request. Takes the
-/// reader's position by value and returns it (see `Reader::wait_for`); out of line, so that
-/// `try_read` stays small enough to inline (with the poll inlined it was not, and a loop of
-/// `try_read(1)` cost twice as much).
+/// The slow part of [`Reader::try_read`]: the cache did not cover the request. Out of line,
+/// so that `try_read` stays small enough to inline (with the poll inlined it was not, and a
+/// loop of `try_read(1)` cost twice as much).
 #[inline(never)]
 fn try_read_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
-    mut pos: ReadPos,
+    pos: &mut ReadPos,
     max: usize,
-) -> (ReadPos, Result<usize, ReadError>) {
-    let outcome = if max == 0 {
-        zero_length(ring, &mut pos)
+) -> Result<usize, ReadError> {
+    if max == 0 {
+        zero_length(ring, pos)
     } else {
-        poll(ring, &mut pos, max).map(|polled| polled.count)
-    };
-    (pos, outcome)
+        poll(ring, pos, max).map(|polled| polled.count)
+    }
 }
 
 /// `Ok(n)` with `want ≤ n ≤ max` items to show, or fewer when no more can come;
@@ -575,7 +568,13 @@ fn refresh<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     // to read.
     let published = ring.published.load(Ordering::Acquire);
     let ready = ring.layout.distance(pos.cursor, published).max(0) as usize;
-    pos.set_ready(&ring.layout, ready);
+    // `published` is `ready` items on (never behind the cursor: the reader attached at the
+    // published cursor and reads only below it).
+    pos.set_ready(
+        &ring.layout,
+        if ready > 0 { published } else { pos.cursor },
+        ready,
+    );
     ready
 }
 
@@ -591,7 +590,10 @@ fn poll<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     }
     let mut available = pos.ready(&ring.layout);
     // (`max(1)`: even a zero-item read must know whether anything is there.)
-    if available < max.max(1) {
+    if available >= max.max(1) {
+        // Known already (a consume past a lap's last slot left no plain steps): set them.
+        pos.set_end(&ring.layout, available);
+    } else {
         available = refresh(ring, pos);
         if available == 0 {
             // Sealed, then the cursor once more: sealing happens after the last
@@ -673,7 +675,7 @@ fn walk_records<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
 ) -> (usize, bool) {
     let layout = &ring.layout;
     let mut ready = pos.ready(layout);
-    let mut front = layout.advance(pos.cursor, ready);
+    let mut front = pos.front();
     let mut hole = false;
     while ready < want {
         // The common case first: a run of data records in one lap, tested word by word as
@@ -704,7 +706,7 @@ fn walk_records<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
             }
         }
     }
-    pos.set_ready(layout, ready);
+    pos.set_ready(layout, front, ready);
     (ready, hole)
 }
 

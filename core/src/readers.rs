@@ -82,47 +82,43 @@ impl ReadPos {
         layout.distance(self.cursor, self.front).max(0) as usize
     }
 
-    /// Records that `count` items from `cursor` are published (`count ≤ capacity`; on a
-    /// multi-producer ring the cursor `count` on is a span head).
-    #[inline]
-    pub(crate) fn set_ready(&mut self, layout: &Layout, count: usize) {
-        self.front = layout.advance(self.cursor, count);
-        self.set_end(layout, count);
+    /// The end of everything known published (a span head on a multi-producer ring).
+    #[inline(always)]
+    pub(crate) fn front(&self) -> usize {
+        self.front
     }
 
-    /// `end` for `ready` items known from `cursor`.
+    /// Records that the `ready` items from `cursor` to `front` are published (`front` is
+    /// `ready` items on: `Layout::advance(cursor, ready)`, `ready ≤ capacity`; on a
+    /// multi-producer ring a span head).
     #[inline]
-    fn set_end(&mut self, layout: &Layout, ready: usize) {
+    pub(crate) fn set_ready(&mut self, layout: &Layout, front: usize, ready: usize) {
+        debug_assert_eq!(front, layout.advance(self.cursor, ready));
+        self.front = front;
+        self.set_end(layout, ready);
+    }
+
+    /// Sets `end` for the `ready` items known from `cursor` (`cursor..front`): the plain
+    /// steps among them.
+    #[inline]
+    pub(crate) fn set_end(&mut self, layout: &Layout, ready: usize) {
         self.end = self
             .cursor
             .wrapping_add(ready.min(layout.plain_steps(self.cursor)));
     }
 
-    /// Moves to `cursor`, `count` items on: what was known stays known, unless the move
-    /// reached or passed it.
+    /// Moves to `cursor`, `count` items on (never past `front`: a read shows only items known
+    /// published). A move that reaches `end` leaves no plain steps known, even if `front` is
+    /// further (the lap's last slot was passed): the next read's poll sets them again from
+    /// `front` (`set_end`), without an atomic access. Kept this small because it is every
+    /// span's consume: a larger form (recomputing `end` here) tipped the span's drop out of
+    /// line and cost a `try_read(1)` loop 6–15% (the calls bench, 2026-12-07).
     #[inline(always)]
-    pub(crate) fn consumed(&mut self, layout: &Layout, cursor: usize, count: usize) {
-        let known = self.known();
+    pub(crate) fn consumed(&mut self, cursor: usize, count: usize) {
+        if count >= self.known() {
+            self.end = cursor;
+        }
         self.cursor = cursor;
-        if count >= known {
-            // Out of line, so that a span's consume stays small enough to inline into the
-            // caller's loop (it once did not, and `try_read(1)` cost twice as much).
-            self.passed_end(layout);
-        }
-    }
-
-    /// [`consumed`](Self::consumed) past `end`: the items still known from the new cursor
-    /// (none if it reached `front`), and the plain steps among them (a move past a lap's last
-    /// slot, on a capacity that is not a power of two).
-    #[inline(never)]
-    fn passed_end(&mut self, layout: &Layout) {
-        let rest = layout.distance(self.cursor, self.front);
-        if rest <= 0 {
-            self.front = self.cursor;
-            self.end = self.cursor;
-        } else {
-            self.set_end(layout, rest as usize);
-        }
     }
 }
 
@@ -329,28 +325,30 @@ mod tests {
         let lap = l.advance(start, 1); // the next lap's first slot
         let mut p = ReadPos::new(0, lap);
         assert_eq!((p.known(), p.ready(&l)), (0, 0));
-        p.set_ready(&l, 3);
+        p.set_ready(&l, l.advance(lap, 3), 3);
         assert_eq!((p.known(), p.ready(&l)), (2, 3)); // stops before the last slot
         let c = l.advance(lap, 1);
-        p.consumed(&l, c, 1); // a plain step: the window stays
+        p.consumed(c, 1); // a plain step: the window stays
         assert_eq!((p.end, p.known(), p.ready(&l)), (lap.wrapping_add(2), 1, 2));
         let c = l.advance(c, 1);
-        p.consumed(&l, c, 1); // at the last slot: known ends, one item still ready
+        p.consumed(c, 1); // at the last slot: no plain step left, one item still ready
         assert_eq!((p.known(), p.ready(&l)), (0, 1));
-        p.set_ready(&l, 3); // two more published in the next lap
+        p.set_ready(&l, l.advance(c, 3), 3); // two more published in the next lap
         let c = l.advance(c, 1);
-        p.consumed(&l, c, 1); // past the last slot: the new lap's plain steps
-        assert_eq!((p.cursor, p.known(), p.ready(&l)), (c, 2, 2));
+        p.consumed(c, 1); // past the last slot: nothing plain known until `set_end`
+        assert_eq!((p.cursor, p.known(), p.ready(&l)), (c, 0, 2));
+        p.set_end(&l, p.ready(&l)); // what a poll does with what it already knows
+        assert_eq!(p.known(), 2);
         let c = l.advance(c, 2);
-        p.consumed(&l, c, 2); // everything: nothing known
+        p.consumed(c, 2); // everything
         assert_eq!((p.end, p.known(), p.ready(&l)), (c, 0, 0));
 
         // A power-of-two capacity: every step is plain, across the lap and the usize wrap.
         let l = Layout::new(4).unwrap();
         let mut p = ReadPos::new(1, usize::MAX - 1);
-        p.set_ready(&l, 4);
+        p.set_ready(&l, l.advance(usize::MAX - 1, 4), 4);
         assert_eq!((p.known(), p.ready(&l)), (4, 4));
-        p.consumed(&l, 1, 3);
+        p.consumed(1, 3);
         assert_eq!((p.known(), p.ready(&l)), (1, 1));
     }
 

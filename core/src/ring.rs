@@ -381,7 +381,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// to writers.
     #[inline]
     pub(crate) fn consume_to(&self, pos: &mut ReadPos, cursor: usize, count: usize) {
-        pos.consumed(&self.layout, cursor, count);
+        pos.consumed(cursor, count);
         self.publish_read(pos.slot, cursor);
     }
 
