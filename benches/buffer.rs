@@ -1,7 +1,7 @@
 //! GNU Radio 4's `bm_Buffer`, on spanring, with peers.
 //!
 //! `cargo bench --bench buffer -- --quick` (or `SPANRING_BENCH_QUICK=1`): every table in
-//! 10–15 s on 2 cores (once built). Without `--quick`: 8 repetitions per row like bm_Buffer
+//! 10–20 s on 2 cores (once built). Without `--quick`: 8 repetitions per row like bm_Buffer
 //! (35–45 s).
 //! `--verify`: the verify table covers the whole matrix instead of a few rows. A positional
 //! argument keeps only the tables whose name contains it (`buffer`, `peers`, `wait`, `verify`,
