@@ -129,6 +129,7 @@ impl Config {
             },
             touch,
             batch_reads: false,
+            pop_loop: false,
             deadline: self.deadline,
         }
     }
@@ -289,6 +290,8 @@ struct Ref {
     chunk: usize,
     /// Readers take everything published per read.
     batch: bool,
+    /// Readers call `pop` in a loop instead of iterating the reader (`Scenario::pop_loop`).
+    pop_loop: bool,
 }
 
 impl Ref {
@@ -301,6 +304,15 @@ impl Ref {
             consumers,
             chunk: 1,
             batch,
+            pop_loop: false,
+        }
+    }
+
+    /// The same row with readers calling `pop` in a loop.
+    fn with_pop_loop(self) -> Self {
+        Self {
+            pop_loop: true,
+            ..self
         }
     }
 
@@ -313,6 +325,7 @@ impl Ref {
             consumers: 1,
             chunk: 1024,
             batch: false,
+            pop_loop: false,
         }
     }
 
@@ -545,6 +558,7 @@ fn paired_targets(cfg: &Config) -> Vec<Target> {
         }
         let mut ours = cfg.scenario(r.producers, r.consumers, r.chunk, Touch::Verify);
         ours.batch_reads = r.batch;
+        ours.pop_loop = r.pop_loop;
         let theirs = cfg.scenario(r.producers, r.consumers, r.chunk, Touch::None);
         let cap = gr4_capacity(r.chunk, r.consumers);
         let peer_slots = if pow2 { cap.next_power_of_two() } else { cap };
@@ -602,6 +616,15 @@ fn paired_targets(cfg: &Config) -> Vec<Target> {
         13,
         "SP item at a time vs rtrb push/pop",
         sp,
+        (peers::rtrb as PeerFn, false),
+        1.2,
+    );
+    // Orientation, not a target: the same row with `while let Ok(x) = r.pop()` instead of
+    // `for x in r` (reader_iter.rs says why the iterator is faster).
+    vs(
+        0,
+        "SP item at a time, pop loop, vs rtrb push/pop",
+        sp.with_pop_loop(),
         (peers::rtrb as PeerFn, false),
         1.2,
     );

@@ -53,6 +53,9 @@ pub struct Scenario {
     /// Readers take everything published at each read (as the disruptor's batch handlers do)
     /// instead of at most `chunk` items.
     pub batch_reads: bool,
+    /// At chunk 1 with items checked, readers call `pop` in a loop instead of iterating the
+    /// reader (`for x in reader`, the form the item rows use).
+    pub pop_loop: bool,
     /// A repetition longer than this is cut short.
     pub deadline: Duration,
 }
@@ -247,14 +250,29 @@ where
     let mut check = Checker::default();
     let mut dst = vec![0u64; if sc.batch_reads { 0 } else { sc.chunk }];
     if sc.chunk == 1 && sc.touch == Touch::Verify && !sc.batch_reads {
-        // One item at a time through `pop`, as the peers' rows do.
-        while got < total {
-            match r.pop() {
-                Ok(x) => check.check(x),
-                Err(ReadError::Closed) => break,
-                Err(e) => panic!("pop failed: {e}"),
+        // One item at a time, as the peers' rows do.
+        if sc.pop_loop {
+            while got < total {
+                match r.pop() {
+                    Ok(x) => check.check(x),
+                    Err(ReadError::Closed) => break,
+                    Err(e) => panic!("pop failed: {e}"),
+                }
+                got += 1;
             }
-            got += 1;
+        } else {
+            // The reader as an iterator: one `pop` per item until the ring closes (the writers
+            // close it when done), the fastest one-item loop (core/src/reader_iter.rs).
+            for x in r {
+                check.check(x);
+                got += 1;
+            }
+            assert_eq!(
+                check.bad, 0,
+                "verify: {} items out of order or corrupted",
+                check.bad
+            );
+            return got;
         }
     }
     while got < total {

@@ -263,7 +263,12 @@ where
         if let Some(item) = self.pop_ready() {
             return Ok(item);
         }
-        Ok(self.read(1)?.take_first())
+        let (pos, outcome) = pop_cold(&self.ring, self.pos, |w, ready| {
+            w.wait_until(ready);
+            true
+        });
+        self.pos = pos;
+        outcome
     }
 
     /// As [`pop`](Self::pop), giving up after `timeout`.
@@ -496,6 +501,61 @@ fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
         }
     }
     (pos, outcome)
+}
+
+/// The slow part of [`Reader::pop`]: waits for one item, then clones and consumes it. Takes
+/// the reader's position by value and returns it, so no call in a loop of `pop`s gets the
+/// handle's address.
+#[cold]
+#[inline(never)]
+fn pop_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    pos: ReadPos,
+    wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+) -> (ReadPos, Result<S::Item, ReadError>)
+where
+    S::Item: Clone,
+{
+    let (mut pos, outcome) = wait_for_cold(ring, pos, 1, 1, wait);
+    match outcome {
+        Ok(n) => {
+            debug_assert!(n >= 1, "a blocking one-item wait returned nothing");
+            let item = take_one(ring, &mut pos);
+            (pos, Ok(item))
+        }
+        Err(e) => (pos, Err(e)),
+    }
+}
+
+/// A clone of the item at `pos`'s cursor, which must be published and not consumed by this
+/// reader; consumed afterwards (also when `clone` panics).
+#[inline(always)]
+fn take_one<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    pos: &mut ReadPos,
+) -> S::Item
+where
+    S::Item: Clone,
+{
+    /// Consumes the one item when dropped, on the normal path and while unwinding.
+    struct ConsumeOne<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
+        ring: &'a Ring<S, P, W, N>,
+        pos: &'a mut ReadPos,
+    }
+    impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
+        for ConsumeOne<'_, S, P, W, N>
+    {
+        fn drop(&mut self) {
+            self.ring.consume_span(self.pos, 1);
+        }
+    }
+    let guard = ConsumeOne { ring, pos };
+    // SAFETY: the caller's contract: the slot at the cursor is published and not consumed by
+    // this reader, so no writer reuses it until the guard's consume; writers never touch
+    // published slots, so sharing it with other readers is fine.
+    let item = unsafe { (*guard.ring.slot(guard.pos.cursor)).clone() };
+    drop(guard);
+    item
 }
 
 /// The slow part of [`Reader::try_read`]: the cache did not cover the request. Out of line,

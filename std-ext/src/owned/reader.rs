@@ -5,8 +5,8 @@ use core::time::Duration;
 use std::sync::Arc;
 
 use spanring_core::{
-    AttachError, ClaimMode, ReadError, ReadFuture, ReadHandle, ReadSpan, Reader, Ring,
-    SingleProducer, Storage, WaitStrategy, WaitTimeout, WakerRegistry,
+    AttachError, ClaimMode, IntoIter, Iter, ReadError, ReadFuture, ReadHandle, ReadSpan, Reader,
+    Ring, SingleProducer, Storage, TryIter, WaitStrategy, WaitTimeout, WakerRegistry,
 };
 
 use super::{SharedRing, Subscriber};
@@ -302,6 +302,73 @@ where
         W: WaitTimeout,
     {
         self.reader.pop_timeout(timeout)
+    }
+
+    /// The items published now, one at a time, without waiting ([`Reader::try_iter`]).
+    ///
+    /// ```
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// w.try_reserve(2)?.copy_from_slice(&[1, 2]);
+    /// assert_eq!(r.try_iter().collect::<Vec<_>>(), [1, 2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[inline]
+    pub fn try_iter(&mut self) -> TryIter<'_, Self> {
+        TryIter::new(self)
+    }
+}
+
+/// `for x in reader`: the items until every writer is gone and everything is read, the fastest
+/// one-item loop ([`IntoIter`]; the reader handle stays counted until the iterator drops).
+///
+/// ```
+/// let (mut w, r) = spanring_std::owned::portable::<u64>(64).build()?;
+/// let t = std::thread::spawn(move || r.into_iter().sum::<u64>());
+/// for i in 1..=100 {
+///     w.push(i)?;
+/// }
+/// drop(w); // the ring closes: the reader's loop ends once it has read everything
+/// assert_eq!(t.join().unwrap(), 5050);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl<S, P, W, const READERS: usize> IntoIterator for OwnedReader<S, P, W, READERS>
+where
+    S: Storage,
+    S::Item: Clone,
+    P: ClaimMode,
+    W: WaitStrategy,
+{
+    type Item = S::Item;
+    type IntoIter = IntoIter<Self>;
+
+    #[inline]
+    fn into_iter(self) -> IntoIter<Self> {
+        IntoIter::new(self)
+    }
+}
+
+/// `for x in &mut reader`: as by value, borrowing the reader ([`Iter`]).
+///
+/// ```
+/// let (mut w, mut r) = spanring_std::owned::portable::<u8>(4).build()?;
+/// w.try_reserve(2)?.copy_from_slice(&[7, 8]);
+/// drop(w);
+/// assert_eq!((&mut r).into_iter().collect::<Vec<_>>(), [7, 8]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl<'a, S, P, W, const READERS: usize> IntoIterator for &'a mut OwnedReader<S, P, W, READERS>
+where
+    S: Storage,
+    S::Item: Clone,
+    P: ClaimMode,
+    W: WaitStrategy,
+{
+    type Item = S::Item;
+    type IntoIter = Iter<'a, OwnedReader<S, P, W, READERS>>;
+
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        Iter::new(self)
     }
 }
 
