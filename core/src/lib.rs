@@ -111,6 +111,9 @@
 #[cfg(any(test, spanring_loom, feature = "std"))]
 extern crate std;
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
 pub mod sync;
 
 pub mod sequence;
@@ -128,6 +131,7 @@ mod reader;
 mod reader_iter;
 mod readers;
 mod ring;
+mod ring_ref;
 mod span_iter;
 mod storage;
 mod wait;
@@ -146,6 +150,7 @@ pub use reader::Reader;
 pub use reader_iter::{IntoIter, Iter, TryIter};
 pub use readers::ReaderRegistry;
 pub use ring::{Ring, RingCore};
+pub use ring_ref::RingRef;
 pub use sequence::Sequence;
 pub use span_iter::{SpanIter, SpanIterMut};
 pub use storage::{DoubleMappedStorage, InlineStorage, SliceStorage, Storage};

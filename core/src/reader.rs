@@ -8,7 +8,7 @@ use crate::error::{AttachError, ReadError};
 use crate::readers::ReadPos;
 use crate::ring::RingCore;
 use crate::sync::Ordering;
-use crate::{ReadSpan, Ring, Storage, WaitStrategy, WaitTimeout};
+use crate::{ReadSpan, Ring, RingRef, Storage, WaitStrategy, WaitTimeout};
 
 /// A reader attached to a [`Ring`]. Readers are independent: each sees every item published
 /// after it attached and consumes at its own pace; writers wait for the slowest attached
@@ -77,7 +77,10 @@ where
     /// # Errors
     ///
     /// [`AttachError::TooManyReaders`] when `N` readers are attached.
-    pub fn attach(ring: R) -> Result<Self, AttachError> {
+    pub fn attach(ring: R) -> Result<Self, AttachError>
+    where
+        R: RingRef,
+    {
         if let Some(m) = ring.producer.multi() {
             // Multi-producer: the published cursor is a hint; bring it up to date first, so
             // the reader starts at the current frontier (module docs of `claim`).

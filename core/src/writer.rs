@@ -8,7 +8,7 @@ use crate::error::{AttachError, FillError, PushError, ReserveError};
 use crate::ring::RingCore;
 use crate::sync::Ordering;
 use crate::writers;
-use crate::{Ring, Storage, WaitStrategy, WaitTimeout, WriteSpan};
+use crate::{Ring, RingRef, Storage, WaitStrategy, WaitTimeout, WriteSpan};
 
 /// Reserves spans of slots in a [`Ring`] and publishes them.
 ///
@@ -69,7 +69,10 @@ where
     /// let second = first.clone(); // more writers: clones
     /// drop((first, second));
     /// ```
-    pub fn attach(ring: R) -> Result<Self, AttachError> {
+    pub fn attach(ring: R) -> Result<Self, AttachError>
+    where
+        R: RingRef,
+    {
         if !ring.producer.take_writer(&ring.writers) {
             return Err(AttachError::WriterTaken);
         }
