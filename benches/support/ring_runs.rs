@@ -16,7 +16,6 @@ use std::sync::Barrier;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use spanring::sync::AtomicUsize;
 use spanring::{
     ClaimMode, MultiProducer, ReadError, Reader, Ring, SingleProducer, Storage, WaitStrategy,
     Writer,
@@ -97,7 +96,7 @@ impl MoreWriters for SingleProducer {
     }
 }
 
-impl<B: AsRef<[AtomicUsize]>> MoreWriters for MultiProducer<B> {
+impl<B: spanring::RecordWords> MoreWriters for MultiProducer<B> {
     fn another<'r, S: Storage, W: WaitStrategy>(
         first: &Writer<&'r Ring<S, Self, W, 4>>,
     ) -> Option<Writer<&'r Ring<S, Self, W, 4>>> {

@@ -3,7 +3,6 @@
 
 use crate::claim::{ClaimMode, MultiProducer, SingleProducer};
 use crate::error::CapacityError;
-use crate::sync::AtomicUsize;
 use crate::{BusySpin, Layout, Ring, Storage, WaitStrategy};
 
 /// Builds a [`Ring`] over caller-provided storage. Start with [`Ring::builder`]; every step is
@@ -199,7 +198,7 @@ impl<S: Storage, W: WaitStrategy, const READERS: usize> RingBuilder<S, SinglePro
     /// let a = ring.writer().unwrap();
     /// let _b = a.clone();
     /// ```
-    pub fn multi_producer<B: AsRef<[AtomicUsize]>>(
+    pub fn multi_producer<B: crate::RecordWords>(
         self,
         words: B,
     ) -> RingBuilder<S, MultiProducer<B>, W, READERS> {
@@ -216,7 +215,7 @@ impl<S: Storage, W: WaitStrategy, const READERS: usize> RingBuilder<S, SinglePro
 mod sealed {
     pub trait Sealed {}
     impl Sealed for crate::SingleProducer {}
-    impl<B: AsRef<[crate::sync::AtomicUsize]>> Sealed for crate::MultiProducer<B> {}
+    impl<B: crate::RecordWords> Sealed for crate::MultiProducer<B> {}
 }
 
 /// A producer kind a [`RingBuilder`] can build: what it needs (`Config`) and how. Sealed.
@@ -235,7 +234,7 @@ impl BuildClaimMode for SingleProducer {
     }
 }
 
-impl<B: AsRef<[AtomicUsize]>> BuildClaimMode for MultiProducer<B> {
+impl<B: crate::RecordWords> BuildClaimMode for MultiProducer<B> {
     type Config = B;
     fn build(words: B, layout: &Layout, start: usize) -> Result<Self, CapacityError> {
         MultiProducer::checked(words, layout, start, usize::BITS)

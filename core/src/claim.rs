@@ -402,7 +402,7 @@ impl MultiClaim for NoMulti {
 /// # drop((a, b));
 /// ```
 #[derive(Debug)]
-pub struct MultiProducer<B: AsRef<[AtomicUsize]>> {
+pub struct MultiProducer<B: crate::RecordWords> {
     claim: Sequence,
     /// One record word a slot.
     records: B,
@@ -419,7 +419,7 @@ const VALID: usize = 1;
 /// Record flag: a skipped hole.
 const SKIP: usize = 2;
 
-impl<B: AsRef<[AtomicUsize]>> MultiProducer<B> {
+impl<B: crate::RecordWords> MultiProducer<B> {
     /// A claim starting at `start` over `records` (at least `capacity` words, checked by the
     /// caller), with a tag of at most `max_tag_bits` bits (tests shrink it to exercise the
     /// scrub).
@@ -530,9 +530,9 @@ impl<B: AsRef<[AtomicUsize]>> MultiProducer<B> {
     }
 }
 
-impl<B: AsRef<[AtomicUsize]>> sealed::Sealed for MultiProducer<B> {}
+impl<B: crate::RecordWords> sealed::Sealed for MultiProducer<B> {}
 
-impl<B: AsRef<[AtomicUsize]>> ClaimMode for MultiProducer<B> {
+impl<B: crate::RecordWords> ClaimMode for MultiProducer<B> {
     const MULTI: bool = true;
     type Multi = Self;
     #[inline]
@@ -544,7 +544,7 @@ impl<B: AsRef<[AtomicUsize]>> ClaimMode for MultiProducer<B> {
     }
 }
 
-impl<B: AsRef<[AtomicUsize]>> MultiClaim for MultiProducer<B> {
+impl<B: crate::RecordWords> MultiClaim for MultiProducer<B> {
     #[inline]
     fn claim(&self) -> &Sequence {
         &self.claim

@@ -74,7 +74,7 @@ impl<S: Storage> Ring<S> {
     }
 }
 
-impl<S: Storage, B: AsRef<[AtomicUsize]>> Ring<S, MultiProducer<B>> {
+impl<S: Storage, B: crate::RecordWords> Ring<S, MultiProducer<B>> {
     /// A multi-producer ring over `storage` with default wait strategy and reader capacity,
     /// publishing through `bits`: one record word a slot,
     /// [`multi_words`](crate::multi_words)`(capacity)` words (any initial value; the ring zeroes
@@ -89,7 +89,7 @@ impl<S: Storage, B: AsRef<[AtomicUsize]>> Ring<S, MultiProducer<B>> {
     }
 }
 
-impl<S: Storage, B: AsRef<[AtomicUsize]>, W: WaitStrategy + Default, const READERS: usize>
+impl<S: Storage, B: crate::RecordWords, W: WaitStrategy + Default, const READERS: usize>
     Ring<S, MultiProducer<B>, W, READERS>
 {
     /// As [`new_multi`](Self::new_multi) with cursors starting at `start` (see

@@ -880,7 +880,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
 impl<S, B, W, const N: usize, R> Clone for Writer<R>
 where
     S: Storage,
-    B: AsRef<[crate::sync::AtomicUsize]>,
+    B: crate::RecordWords,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, crate::MultiProducer<B>, W, N>> + Clone,
 {
