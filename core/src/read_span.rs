@@ -196,7 +196,7 @@ where
         self.done = true;
         if count > 0 {
             let reader = &mut *self.reader;
-            reader.ring.consume_span(&mut reader.pos, count);
+            reader.ring.consume_span(&mut reader.pos, count, crate::ring::INTERNAL);
         }
     }
 }
@@ -361,7 +361,7 @@ where
             if self.len > 0 {
                 self.reader
                     .ring
-                    .consume_span(&mut self.reader.pos, self.len);
+                    .consume_span(&mut self.reader.pos, self.len, crate::ring::INTERNAL);
             }
         }
     }

@@ -553,7 +553,7 @@ where
         for ConsumeOne<'_, S, P, W, N>
     {
         fn drop(&mut self) {
-            self.ring.consume_span(self.pos, 1);
+            self.ring.consume_span(self.pos, 1, crate::ring::INTERNAL);
         }
     }
     let guard = ConsumeOne { ring, pos };
@@ -784,7 +784,7 @@ where
 {
     #[inline]
     fn drop(&mut self) {
-        self.ring.reader_dropped(self.pos.slot);
+        self.ring.reader_dropped(self.pos.slot, crate::ring::INTERNAL);
     }
 }
 

@@ -441,28 +441,48 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> core::fmt:
     }
 }
 
+/// Proof that a [`RingCore`] method is called from this crate: only this crate can make one.
+/// The trait is public (handle types bound on it), but its methods detach readers, publish
+/// slots and close the ring; called from outside (say `ring.reader_dropped(0)` while that
+/// reader reads) they would let writers overwrite slots in use, so each takes this token.
+#[derive(Clone, Copy)]
+pub(crate) struct Internal(());
+
+/// The token, for this crate's calls of [`RingCore`] methods.
+pub(crate) const INTERNAL: Internal = Internal(());
+
 /// Internal: what dropping a handle does to its ring, named without the ring's parameters so
-/// handle types can bound on it.
+/// handle types can bound on it. Its methods take a token only this crate can make
+/// ([`Internal`]), so nothing outside can call them:
+///
+/// ```compile_fail,E0061
+/// use spanring_core::{Ring, RingCore, SliceStorage};
+/// let mut memory = [0u8; 4];
+/// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+/// let reader = ring.reader().unwrap();
+/// ring.reader_dropped(0); // error: takes a token this crate keeps private
+/// ```
 #[doc(hidden)]
+#[allow(private_interfaces)]
 pub trait RingCore {
     /// `true` on a multi-producer ring.
     const MULTI: bool;
     /// A writer handle was dropped: the last one closes the ring.
-    fn writer_dropped(&self);
+    fn writer_dropped(&self, _: Internal);
     /// The reader in registry slot `slot` was dropped.
-    fn reader_dropped(&self, slot: usize);
+    fn reader_dropped(&self, slot: usize, _: Internal);
     /// Publishes `count` of the `reserved` slots from `start`.
-    fn finish_span(&self, start: usize, reserved: usize, count: usize) -> usize;
+    fn finish_span(&self, start: usize, reserved: usize, count: usize, _: Internal) -> usize;
     /// Consumes `count` items at the reader position `pos`.
-    #[allow(private_interfaces)]
-    fn consume_span(&self, pos: &mut crate::readers::ReadPos, count: usize);
+    fn consume_span(&self, pos: &mut crate::readers::ReadPos, count: usize, _: Internal);
 }
 
+#[allow(private_interfaces)]
 impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Ring<S, P, W, N> {
     const MULTI: bool = P::MULTI;
 
     #[inline]
-    fn writer_dropped(&self) {
+    fn writer_dropped(&self, _: Internal) {
         if crate::writers::last_writer_gone(&self.writers) {
             self.close();
             // No writer is left, so no span is in flight: the close is complete (a ring closed
@@ -472,21 +492,20 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
     }
 
     #[inline]
-    fn reader_dropped(&self, slot: usize) {
+    fn reader_dropped(&self, slot: usize, _: Internal) {
         self.readers.detach(slot);
         // A writer may be waiting for this reader only.
         self.space.notify_all();
     }
 
-    #[allow(private_interfaces)]
     #[inline]
-    fn consume_span(&self, pos: &mut crate::readers::ReadPos, count: usize) {
+    fn consume_span(&self, pos: &mut crate::readers::ReadPos, count: usize, _: Internal) {
         let end = self.layout.advance(pos.cursor, count);
         self.consume_to(pos, end, count);
     }
 
     #[inline(always)]
-    fn finish_span(&self, start: usize, reserved: usize, count: usize) -> usize {
+    fn finish_span(&self, start: usize, reserved: usize, count: usize, _: Internal) -> usize {
         let count = count.min(reserved);
         let mut next = start;
         match self.producer.multi() {

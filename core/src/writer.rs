@@ -416,7 +416,7 @@ where
             return self.write_one_multi(start, item);
         }
         self.store_single(start, item);
-        let next = self.ring.finish_span(start, 1, 1);
+        let next = self.ring.finish_span(start, 1, 1, crate::ring::INTERNAL);
         self.local.next = next;
         // A slow claim may have taken the lap's last slot, beyond the fast-path count.
         self.local.room = self.local.room.saturating_sub(1);
@@ -509,7 +509,7 @@ where
         // which the assignment drops.
         unsafe { *ring.slot(start) = item };
         core::mem::forget(guard);
-        ring.finish_span(start, 1, 1);
+        ring.finish_span(start, 1, 1, crate::ring::INTERNAL);
         // The claim came from the cache (then `1 ≤ room`) or from the CAS (then `room` is not
         // used until the cache is taken again, which resets it).
         self.local.room = self.local.room.saturating_sub(1);
@@ -873,7 +873,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
     for PublishNoneOnUnwind<'_, S, P, W, N>
 {
     fn drop(&mut self) {
-        crate::ring::RingCore::finish_span(self.ring, self.start, 1, 0);
+        crate::ring::RingCore::finish_span(self.ring, self.start, 1, 0, crate::ring::INTERNAL);
     }
 }
 
@@ -905,7 +905,7 @@ where
 {
     #[inline]
     fn drop(&mut self) {
-        self.ring.writer_dropped();
+        self.ring.writer_dropped(crate::ring::INTERNAL);
     }
 }
 
