@@ -171,13 +171,13 @@ fn main() {
     // consume (the owned buffers below use it too).
     core_sp::<BlockingWait>(&mut memory, "core SP BlockingWait", reps, cycles, &mut rows);
     {
-        let words: Vec<AtomicUsize> = (0..multi_words(1024))
+        let mut words: Vec<AtomicUsize> = (0..multi_words(1024))
             .map(|_| AtomicUsize::new(0))
             .collect();
-        let ring: Ring<_, MultiProducer<&[AtomicUsize]>, YieldWait> =
+        let ring: Ring<_, MultiProducer<&mut [AtomicUsize]>, YieldWait> =
             Ring::builder(SliceStorage::new(&mut memory))
                 .wait::<YieldWait>()
-                .multi_producer(&words[..])
+                .multi_producer(&mut words[..])
                 .build()
                 .expect("ring");
         let mut r = Reader::attach(&ring).expect("reader");

@@ -22,7 +22,7 @@ fn items(chunk: usize, producers: usize) -> u64 {
 }
 
 type SpRing<S> = Ring<S, SingleProducer, YieldWait, 4>;
-type MpRing<'b, S> = Ring<S, MultiProducer<&'b [AtomicUsize]>, YieldWait, 4>;
+type MpRing<'b, S> = Ring<S, MultiProducer<&'b mut [AtomicUsize]>, YieldWait, 4>;
 
 fn single<S: Storage<Item = u64> + Sync>(make: impl Fn() -> S) {
     for start in STARTS {
@@ -48,12 +48,12 @@ fn multi<S: Storage<Item = u64> + Sync>(make: impl Fn() -> S) {
             for consumers in CONSUMERS {
                 for chunk in CHUNKS {
                     let storage = make();
-                    let bits: Vec<AtomicUsize> = (0..multi_words(storage.capacity()))
+                    let mut bits: Vec<AtomicUsize> = (0..multi_words(storage.capacity()))
                         .map(|_| AtomicUsize::new(0))
                         .collect();
                     let ring: MpRing<S> = Ring::builder(storage)
                         .wait::<YieldWait>()
-                        .multi_producer(&bits[..])
+                        .multi_producer(&mut bits[..])
                         .start_at(start)
                         .build()
                         .unwrap();
@@ -130,12 +130,12 @@ fn multi_producer_partial_publish() {
     for producers in [1, 2, 4] {
         for chunk in [1, 7, 64] {
             let storage = heap(256);
-            let bits: Vec<AtomicUsize> = (0..multi_words(storage.capacity()))
+            let mut bits: Vec<AtomicUsize> = (0..multi_words(storage.capacity()))
                 .map(|_| AtomicUsize::new(0))
                 .collect();
             let ring: MpRing<_> = Ring::builder(storage)
                 .wait::<YieldWait>()
-                .multi_producer(&bits[..])
+                .multi_producer(&mut bits[..])
                 .start_at(usize::MAX - 100)
                 .build()
                 .unwrap();

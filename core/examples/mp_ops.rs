@@ -13,9 +13,9 @@ use spanring_core::{multi_words, MultiProducer, Ring, SliceStorage};
 fn mp(items: usize, chunk: usize) -> u64 {
     let cap = 4096;
     let mut memory = vec![0u64; cap];
-    let words: Vec<AtomicUsize> = (0..multi_words(cap)).map(|_| AtomicUsize::new(0)).collect();
-    let ring: Ring<_, MultiProducer<&[AtomicUsize]>> =
-        Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut words: Vec<AtomicUsize> = (0..multi_words(cap)).map(|_| AtomicUsize::new(0)).collect();
+    let ring: Ring<_, MultiProducer<&mut [AtomicUsize]>> =
+        Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     let mut sum = 0u64;

@@ -20,11 +20,11 @@ use crate::{BusySpin, Layout, Ring, Storage, WaitStrategy};
 /// use spanring_core::{multi_words, Backoff, Ring, SliceStorage};
 ///
 /// let mut memory = [0u32; 100];
-/// let words: Vec<AtomicUsize> = (0..multi_words(100)).map(|_| AtomicUsize::new(0)).collect();
+/// let mut words: Vec<AtomicUsize> = (0..multi_words(100)).map(|_| AtomicUsize::new(0)).collect();
 /// let ring = Ring::builder(SliceStorage::new(&mut memory))
 ///     .wait::<Backoff>()
 ///     .readers::<2>()
-///     .multi_producer(&words[..])
+///     .multi_producer(&mut words[..])
 ///     .start_at(usize::MAX - 10) // e.g. to test the cursor wrap-around
 ///     .build()
 ///     .unwrap();
@@ -187,7 +187,8 @@ impl<S: Storage, W: WaitStrategy, const READERS: usize> RingBuilder<S, SinglePro
     /// Any number of writers ([`MultiProducer`]: the first from `ring.writer()`, the rest
     /// cloned from it), publishing through `words`: one record word
     /// a slot, [`multi_words`](crate::multi_words)`(capacity)` in all (any initial value; the
-    /// ring zeroes them) — a borrowed slice, an array, or a boxed slice.
+    /// ring zeroes them), held by the ring alone ([`RecordWords`](crate::RecordWords)): an
+    /// array, a `&mut` slice, or a boxed slice / `Vec`.
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;

@@ -387,16 +387,17 @@ impl MultiClaim for NoMulti {
 /// ranges with a CAS (a plain store while one writer is alone) and publishing out
 /// of order through one record word a slot (module docs), stored in `B`: an inline
 /// `[AtomicUsize; C]` (C = [`multi_words`](crate::multi_words)`(capacity)` = capacity), a boxed
-/// slice, or borrowed `&[AtomicUsize]`. The words need no particular initial value: the ring
-/// zeroes them when it is built.
+/// slice or `Vec`, or a `&mut [AtomicUsize]`: a [`RecordWords`](crate::RecordWords) container,
+/// which nothing but the ring can store through. The words need no particular initial value:
+/// the ring zeroes them when it is built.
 ///
 /// ```
 /// use spanring_core::sync::AtomicUsize;
 /// use spanring_core::{MultiProducer, Ring, SliceStorage};
 /// let mut memory = [0u32; 100];
-/// let words: [AtomicUsize; spanring_core::multi_words(100)] =
+/// let mut words: [AtomicUsize; spanring_core::multi_words(100)] =
 ///     core::array::from_fn(|_| AtomicUsize::new(0)); // one word a slot
-/// let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+/// let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
 /// let a = ring.writer().unwrap();
 /// let b = a.clone(); // more writers are clones of the first
 /// # drop((a, b));

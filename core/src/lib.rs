@@ -69,8 +69,8 @@
 //! use spanring_core::{multi_words, Ring, SliceStorage};
 //!
 //! let mut memory = vec![0u64; 1024];
-//! let bits: Vec<AtomicUsize> = (0..multi_words(1024)).map(|_| AtomicUsize::new(0)).collect();
-//! let ring = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
+//! let mut bits: Vec<AtomicUsize> = (0..multi_words(1024)).map(|_| AtomicUsize::new(0)).collect();
+//! let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut bits[..]).unwrap();
 //! let readers: Vec<_> = (0..2).map(|_| ring.reader().unwrap()).collect();
 //! let writers = vec![ring.writer().unwrap(); 2]; // the first writer and a clone
 //! std::thread::scope(|s| {

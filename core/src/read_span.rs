@@ -196,7 +196,9 @@ where
         self.done = true;
         if count > 0 {
             let reader = &mut *self.reader;
-            reader.ring.consume_span(&mut reader.pos, count, crate::ring::INTERNAL);
+            reader
+                .ring
+                .consume_span(&mut reader.pos, count, crate::ring::INTERNAL);
         }
     }
 }
@@ -359,9 +361,11 @@ where
         if !self.done {
             self.done = true;
             if self.len > 0 {
-                self.reader
-                    .ring
-                    .consume_span(&mut self.reader.pos, self.len, crate::ring::INTERNAL);
+                self.reader.ring.consume_span(
+                    &mut self.reader.pos,
+                    self.len,
+                    crate::ring::INTERNAL,
+                );
             }
         }
     }

@@ -784,7 +784,8 @@ where
 {
     #[inline]
     fn drop(&mut self) {
-        self.ring.reader_dropped(self.pos.slot, crate::ring::INTERNAL);
+        self.ring
+            .reader_dropped(self.pos.slot, crate::ring::INTERNAL);
     }
 }
 

@@ -337,10 +337,10 @@ mod tests {
     #[test]
     fn into_iter_on_a_multi_producer_ring_skips_holes() {
         let mut memory = [0u16; 8];
-        let words: [crate::sync::AtomicUsize; crate::multi_words(8)] =
+        let mut words: [crate::sync::AtomicUsize; crate::multi_words(8)] =
             core::array::from_fn(|_| crate::sync::AtomicUsize::new(0));
         let ring = Ring::builder(SliceStorage::new(&mut memory))
-            .multi_producer(&words[..])
+            .multi_producer(&mut words[..])
             .build()
             .unwrap();
         let r = ring.reader().unwrap();

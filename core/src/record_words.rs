@@ -3,22 +3,36 @@
 use crate::sync::AtomicUsize;
 
 /// The record words of a [`MultiProducer`](crate::MultiProducer) ring, one a slot
-/// ([`multi_words`](crate::multi_words)`(capacity)`): an inline `[AtomicUsize; C]`, a borrowed
-/// `&[AtomicUsize]` (or `&mut`), and with core's `alloc` feature (on under `std`)
-/// `Box<[AtomicUsize]>`, `Vec<AtomicUsize>`, `Arc<[AtomicUsize]>` or `Rc<[AtomicUsize]>`.
+/// ([`multi_words`](crate::multi_words)`(capacity)`), held exclusively by the ring: an inline
+/// `[AtomicUsize; C]`, a `&mut [AtomicUsize]` (or `&mut [AtomicUsize; C]`), and with core's
+/// `alloc` feature (on under `std`) `Box<[AtomicUsize]>` or `Vec<AtomicUsize>`.
 ///
 /// Writers publish a span by storing its record, and readers read a slot only after they
-/// found its record, so both must see the same words on every call. Any `AsRef` would let safe
-/// code pass words that change between calls (a reader would then trust a record the writers
-/// never stored for that slot and read a slot being written), so the ring takes only these:
+/// found its record. So nothing but the ring may store to the words: a record stored from
+/// outside (through a `&[AtomicUsize]` the caller kept, an `Arc` clone, or a `static`) would
+/// send readers to a slot a writer is writing, a data race from safe code. And the container
+/// must return the same words on every call. So the ring takes only containers that hold the
+/// words exclusively, as [`SliceStorage`](crate::SliceStorage) takes its slots by `&mut`:
 ///
 /// ```
 /// use spanring_core::{multi_words, sync::AtomicUsize, Ring, SliceStorage};
 /// let mut memory = [0u8; 4];
-/// let words: [AtomicUsize; multi_words(4)] = Default::default();
-/// let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+/// let mut words: [AtomicUsize; multi_words(4)] = Default::default();
+/// let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
 /// # let _ = ring;
 /// ```
+///
+/// Shared words are refused at compile time (the caller could store a record through them):
+///
+/// ```compile_fail,E0277
+/// use spanring_core::{multi_words, sync::AtomicUsize, Ring, SliceStorage};
+/// let mut memory = [0u8; 4];
+/// let words: [AtomicUsize; multi_words(4)] = Default::default();
+/// let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]); // error
+/// words[0].store(1, core::sync::atomic::Ordering::Release); // what it would allow
+/// ```
+///
+/// So is a container whose words change between calls:
 ///
 /// ```compile_fail,E0277
 /// use spanring_core::{sync::AtomicUsize, Ring, SliceStorage};
@@ -38,35 +52,26 @@ use crate::sync::AtomicUsize;
 /// # Safety
 ///
 /// Every call of `as_ref` on the value returns the same slice (address and length) for as
-/// long as the value is not moved, and nobody else stores to those words while a ring uses
-/// them.
+/// long as the value is not moved, and nothing but the holder of the value can reach those
+/// words (no other reference, clone or name through which they could be stored to) while it
+/// lives.
 pub unsafe trait RecordWords: AsRef<[AtomicUsize]> {}
 
-// SAFETY: an array's `as_ref` is the array itself, at its own address.
+// SAFETY: an array's `as_ref` is the array itself, at its own address, owned by the value.
 unsafe impl<const C: usize> RecordWords for [AtomicUsize; C] {}
 
-// SAFETY: the same slice for the reference's whole lifetime.
-unsafe impl RecordWords for &[AtomicUsize] {}
-
-// SAFETY: as for `&[AtomicUsize]`.
+// SAFETY: the same slice for the reference's whole lifetime, and a `&mut` is the only way to
+// reach it for that long.
 unsafe impl RecordWords for &mut [AtomicUsize] {}
 
-// SAFETY: the array behind the reference, fixed for its lifetime.
-unsafe impl<const C: usize> RecordWords for &[AtomicUsize; C] {}
+// SAFETY: as for `&mut [AtomicUsize]`.
+unsafe impl<const C: usize> RecordWords for &mut [AtomicUsize; C] {}
 
-// SAFETY: the boxed slice's own allocation, which does not move with the `Box`.
+// SAFETY: the boxed slice's own allocation, owned by the `Box` and not moved with it.
 #[cfg(feature = "alloc")]
 unsafe impl RecordWords for alloc::boxed::Box<[AtomicUsize]> {}
 
-// SAFETY: the vector's buffer; it cannot grow (or move) without `&mut`, which the ring never
-// gives out.
+// SAFETY: the vector's buffer, owned by it; it cannot grow (or move) without `&mut`, which the
+// ring never gives out.
 #[cfg(feature = "alloc")]
 unsafe impl RecordWords for alloc::vec::Vec<AtomicUsize> {}
-
-// SAFETY: the shared allocation, fixed while any clone lives.
-#[cfg(feature = "alloc")]
-unsafe impl RecordWords for alloc::sync::Arc<[AtomicUsize]> {}
-
-// SAFETY: as for `Arc`.
-#[cfg(feature = "alloc")]
-unsafe impl RecordWords for alloc::rc::Rc<[AtomicUsize]> {}

@@ -398,7 +398,10 @@ where
     fn end(&mut self, count: usize) {
         if !self.done {
             self.done = true;
-            let next = self.writer.ring.finish_span(self.start, self.len, count, crate::ring::INTERNAL);
+            let next =
+                self.writer
+                    .ring
+                    .finish_span(self.start, self.len, count, crate::ring::INTERNAL);
             if !<R::Target as RingCore>::MULTI {
                 self.writer.local.next = next;
             }

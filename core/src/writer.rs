@@ -62,8 +62,8 @@ where
     /// ```
     /// use spanring_core::{multi_words, sync::AtomicUsize, AttachError, Ring, SliceStorage};
     /// let mut memory = [0u8; 4];
-    /// let words: [AtomicUsize; multi_words(4)] = Default::default();
-    /// let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    /// let mut words: [AtomicUsize; multi_words(4)] = Default::default();
+    /// let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
     /// let first = ring.writer().unwrap();
     /// assert_eq!(ring.writer().unwrap_err(), AttachError::WriterTaken);
     /// let second = first.clone(); // more writers: clones

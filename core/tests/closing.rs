@@ -54,9 +54,9 @@ fn sp_close_with_idle_writer_ends_at_its_next_call_or_drop() {
 #[test]
 fn mp_span_claimed_before_close_is_delivered_later_claims_fail() {
     let mut memory = [0u32; 8];
-    let b = bits(8);
+    let mut b = bits(8);
     let ring: Ring<_, MultiProducer<_>> =
-        Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+        Ring::new_multi(SliceStorage::new(&mut memory), &mut b[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut a = ring.writer().unwrap();
     let mut b_writer = a.clone();
@@ -73,9 +73,9 @@ fn mp_span_claimed_before_close_is_delivered_later_claims_fail() {
 #[test]
 fn mp_partial_publish_behind_a_later_claim_across_close() {
     let mut memory = [0u32; 8];
-    let b = bits(8);
+    let mut b = bits(8);
     let ring: Ring<_, MultiProducer<_>> =
-        Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+        Ring::new_multi(SliceStorage::new(&mut memory), &mut b[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut a = ring.writer().unwrap();
     let mut b_writer = a.clone();
@@ -122,9 +122,9 @@ fn zero_length_reads_never_wait() {
 #[test]
 fn zero_length_reserve_on_closed_ring_is_closed() {
     let mut memory = [0u32; 4];
-    let b = bits(4);
+    let mut b = bits(4);
     let ring: Ring<_, MultiProducer<_>> =
-        Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+        Ring::new_multi(SliceStorage::new(&mut memory), &mut b[..]).unwrap();
     let mut writer = ring.writer().unwrap();
     assert_eq!(writer.reserve(0).unwrap().len(), 0);
     ring.close();
@@ -141,9 +141,9 @@ fn threaded_close_loses_nothing() {
     const CAP: usize = 16;
     for round in 0..ROUNDS {
         let mut memory = [0u64; CAP];
-        let b = bits(CAP);
+        let mut b = bits(CAP);
         let ring: Ring<_, MultiProducer<_>> =
-            Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+            Ring::new_multi(SliceStorage::new(&mut memory), &mut b[..]).unwrap();
         let mut reader = ring.reader().unwrap();
         let spare = ring.writer().unwrap(); // only the explicit close ends the stream
         let writers: Vec<_> = (0..3).map(|_| spare.clone()).collect();

@@ -45,8 +45,8 @@ fn sp_error_publishes_nothing_and_slots_are_reused() {
 #[test]
 fn mp_error_publishes_nothing() {
     let mut memory = [0u32; 4];
-    let b = bits(4);
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+    let mut b = bits(4);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut b[..]).unwrap();
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     let out = w.try_reserve_with(3, |span| {
@@ -176,10 +176,10 @@ fn sp_waiting_fill_publishes_once_a_reader_frees_space() {
 #[test]
 fn mp_waiting_fill_publishes_once_a_reader_frees_space() {
     let mut memory = [0u32; 4];
-    let b = bits(4);
+    let mut b = bits(4);
     let ring = Ring::builder(SliceStorage::new(&mut memory))
         .wait::<CountingYield>()
-        .multi_producer(&b[..])
+        .multi_producer(&mut b[..])
         .build()
         .unwrap();
     waiting_fill_after_reader_frees_space(&ring);

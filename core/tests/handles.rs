@@ -60,8 +60,8 @@ fn the_same_helper_runs_on_single_and_multi_producer_rings() {
     assert_eq!(round_trip(&mut w, &mut r, 20, 6, 5), expected);
 
     let mut memory = [0u32; 7];
-    let words: Vec<AtomicUsize> = (0..multi_words(7)).map(|_| AtomicUsize::new(0)).collect();
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut words: Vec<AtomicUsize> = (0..multi_words(7)).map(|_| AtomicUsize::new(0)).collect();
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
     let (mut w, mut r) = (ring.writer().unwrap(), ring.reader().unwrap());
     assert_eq!(round_trip(&mut w, &mut r, 20, 6, 5), expected);
 

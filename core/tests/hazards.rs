@@ -5,7 +5,7 @@
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{AttachError, MultiProducer, ReadError, ReserveError, Ring, SliceStorage};
 
-type Mp<'m, 'b> = Ring<SliceStorage<'m, u32>, MultiProducer<&'b [AtomicUsize]>>;
+type Mp<'m, 'b> = Ring<SliceStorage<'m, u32>, MultiProducer<&'b mut [AtomicUsize]>>;
 
 /// Record words for a ring of up to 8 slots (one word a slot).
 fn bits() -> [AtomicUsize; 8] {
@@ -19,8 +19,8 @@ fn bits() -> [AtomicUsize; 8] {
 #[test]
 fn stalled_claimer_blocks_nobody_else() {
     let mut memory = [0u32; 8];
-    let bits = bits();
-    let ring: Mp = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
+    let mut bits = bits();
+    let ring: Mp = Ring::new_multi(SliceStorage::new(&mut memory), &mut bits[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut stalled = ring.writer().unwrap();
     let mut other = stalled.clone();
@@ -54,8 +54,8 @@ fn stalled_claimer_blocks_nobody_else() {
 #[test]
 fn partial_publish_behind_a_later_claim_does_not_hang() {
     let mut memory = [0u32; 8];
-    let bits = bits();
-    let ring: Mp = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
+    let mut bits = bits();
+    let ring: Mp = Ring::new_multi(SliceStorage::new(&mut memory), &mut bits[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut a = ring.writer().unwrap();
     let mut b = a.clone();
@@ -97,8 +97,8 @@ fn partial_publish_behind_a_later_claim_does_not_hang() {
 #[test]
 fn partial_publish_of_the_newest_claim_gives_the_tail_back() {
     let mut memory = [0u32; 4];
-    let bits = bits();
-    let ring: Mp = Ring::new_multi(SliceStorage::new(&mut memory), &bits[..]).unwrap();
+    let mut bits = bits();
+    let ring: Mp = Ring::new_multi(SliceStorage::new(&mut memory), &mut bits[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     let mut span = w.try_reserve(4).unwrap();
@@ -188,10 +188,10 @@ fn bad_input_gets_typed_errors() {
             capacity: 4
         }
     );
-    let bits: [AtomicUsize; 8] = Default::default();
+    let mut bits: [AtomicUsize; 8] = Default::default();
     let mut big = [0u8; 9];
     assert_eq!(
-        Ring::new_multi(SliceStorage::new(&mut big), &bits[..]).unwrap_err(),
+        Ring::new_multi(SliceStorage::new(&mut big), &mut bits[..]).unwrap_err(),
         spanring_core::CapacityError::BitsetTooSmall {
             needed: 9,
             available: 8
@@ -226,11 +226,11 @@ fn span_dropped_while_panicking_publishes_nothing() {
 #[test]
 fn short_lap_tags_never_accept_an_old_record() {
     let mut memory = [0u32; 3];
-    let words: [AtomicUsize; 3] = Default::default();
-    let ring: Ring<SliceStorage<'_, u32>, MultiProducer<&[AtomicUsize]>> =
+    let mut words: [AtomicUsize; 3] = Default::default();
+    let ring: Ring<SliceStorage<'_, u32>, MultiProducer<&mut [AtomicUsize]>> =
         Ring::new_multi_with_tag_bits(
             SliceStorage::new(&mut memory),
-            &words[..],
+            &mut words[..],
             usize::MAX - 7,
             1,
         )

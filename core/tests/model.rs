@@ -345,8 +345,8 @@ proptest! {
         ops in proptest::collection::vec(op(), 1..if cfg!(miri) { 30 } else { 120 }),
     ) {
         let start = if near_max { usize::MAX - 6 } else { 0 };
-        let bits: Vec<AtomicUsize> = (0..multi_words(capacity)).map(|_| AtomicUsize::new(0)).collect();
-        let bits = &bits[..];
+        let mut bits: Vec<AtomicUsize> = (0..multi_words(capacity)).map(|_| AtomicUsize::new(0)).collect();
+        let bits = &mut bits[..];
         run(capacity, start, &ops, |m| Ring::builder(SliceStorage::new(m)).multi_producer(bits).start_at(start).build().unwrap());
     }
 }

@@ -55,8 +55,8 @@ fn sp_push_pop_in_order_across_the_wrap() {
 #[test]
 fn mp_push_pop_in_order() {
     let mut memory = [0u32; 4];
-    let b = bits(4);
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+    let mut b = bits(4);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut b[..]).unwrap();
     let mut r = ring.reader().unwrap();
     let mut w1 = ring.writer().unwrap();
     let mut w2 = w1.clone();
@@ -89,8 +89,8 @@ fn full_gives_the_item_back() {
 #[test]
 fn mp_full_gives_the_item_back() {
     let mut memory = [0u8; 1];
-    let b = bits(1);
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+    let mut b = bits(1);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut b[..]).unwrap();
     let _r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     w.try_push(1).unwrap();
@@ -118,8 +118,8 @@ fn closed_gives_the_item_back_and_is_terminal() {
 #[test]
 fn mp_closed_gives_the_item_back() {
     let mut memory = [0u8; 4];
-    let b = bits(4);
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+    let mut b = bits(4);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut b[..]).unwrap();
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     ring.close();
@@ -212,8 +212,8 @@ fn snapshots_take_shared_references() {
 #[test]
 fn mp_snapshots_take_shared_references() {
     let mut memory = [0u8; 4];
-    let b = bits(4);
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &b[..]).unwrap();
+    let mut b = bits(4);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut b[..]).unwrap();
     let mut r = ring.reader().unwrap();
     let mut w = ring.writer().unwrap();
     w.try_push(1).unwrap();
@@ -353,8 +353,8 @@ impl Drop for Grenade {
 #[test]
 fn mp_push_over_an_item_whose_drop_panics_gives_the_slot_back() {
     let mut memory: [Grenade; 4] = Default::default();
-    let words = bits(4);
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut words = bits(4);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
     let mut r = ring.reader().unwrap();
     let mut a = ring.writer().unwrap();
     let mut b = a.clone(); // two writers: claims are CASes, not the sole writer's cache

@@ -119,10 +119,10 @@ fn closed_ends_pop_async_and_gives_the_pushed_item_back() {
 #[test]
 fn mp_push_and_pop_async() {
     let mut memory = [0u32; 4];
-    let bits: Vec<AtomicUsize> = (0..multi_words(4)).map(|_| AtomicUsize::new(0)).collect();
+    let mut bits: Vec<AtomicUsize> = (0..multi_words(4)).map(|_| AtomicUsize::new(0)).collect();
     let ring: Ring<_, _, AsyncWait> = Ring::builder(SliceStorage::new(&mut memory))
         .wait::<AsyncWait>()
-        .multi_producer(&bits[..])
+        .multi_producer(&mut bits[..])
         .build()
         .unwrap();
     let mut r = ring.reader().unwrap();

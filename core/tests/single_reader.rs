@@ -56,13 +56,13 @@ fn the_only_reader_takes_items_written_by_other_threads() {
     const PER_WRITER: usize = 500;
     const CAPACITY: usize = 8;
     let mut memory: [Option<String>; CAPACITY] = Default::default();
-    let bits: Vec<AtomicUsize> = (0..multi_words(CAPACITY))
+    let mut bits: Vec<AtomicUsize> = (0..multi_words(CAPACITY))
         .map(|_| AtomicUsize::new(0))
         .collect();
-    let ring: Ring<_, MultiProducer<&[AtomicUsize]>, BusySpin, 1> =
+    let ring: Ring<_, MultiProducer<&mut [AtomicUsize]>, BusySpin, 1> =
         Ring::builder(SliceStorage::new(&mut memory))
             .readers::<1>()
-            .multi_producer(&bits[..])
+            .multi_producer(&mut bits[..])
             .build()
             .unwrap();
     let mut reader = ring.reader().unwrap();

@@ -14,8 +14,8 @@ fn words(cap: usize) -> Vec<AtomicUsize> {
 #[test]
 fn only_the_first_writer_attaches_the_rest_are_clones() {
     let mut memory = [0u32; 8];
-    let words = words(8);
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut words = words(8);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
     let first = ring.writer().unwrap();
     assert_eq!(ring.writer().unwrap_err(), AttachError::WriterTaken);
     let second = first.clone();
@@ -31,8 +31,8 @@ fn only_the_first_writer_attaches_the_rest_are_clones() {
 #[test]
 fn alone_again_after_clones_drop_claims_in_order() {
     let mut memory = [0u32; 8];
-    let words = words(8);
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut words = words(8);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut a = ring.writer().unwrap();
     a.try_push(1).unwrap(); // alone: plain store
@@ -60,8 +60,8 @@ enum Act {
 /// and checks the reader then sees `Closed`.
 fn close_waits_for_the_one_writer(act: Act) {
     let mut memory = [0u32; 8];
-    let words = words(8);
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut words = words(8);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut writer = ring.writer().unwrap();
     writer.try_push(7).unwrap();
@@ -103,8 +103,8 @@ fn close_with_one_writer_completes_at_its_drop() {
 #[test]
 fn close_with_one_writer_delivers_its_span_then_completes() {
     let mut memory = [0u32; 8];
-    let words = words(8);
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut words = words(8);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut writer = ring.writer().unwrap();
     let mut span = writer.try_reserve(2).unwrap();
@@ -120,8 +120,8 @@ fn close_with_one_writer_delivers_its_span_then_completes() {
 #[test]
 fn close_with_two_writers_completes_at_once() {
     let mut memory = [0u32; 8];
-    let words = words(8);
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut words = words(8);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut a = ring.writer().unwrap();
     let b = a.clone();
@@ -138,8 +138,8 @@ fn close_with_two_writers_completes_at_once() {
 #[test]
 fn partial_publish_under_the_cache_leaves_no_hole() {
     let mut memory = [0u32; 8];
-    let words = words(8);
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut words = words(8);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut a = ring.writer().unwrap();
     let mut span = a.try_reserve(3).unwrap();
@@ -166,8 +166,8 @@ fn partial_publish_under_the_cache_leaves_no_hole() {
 #[test]
 fn a_writer_alone_again_does_not_trust_its_old_free_count() {
     let mut memory = [0u32; 4];
-    let words = words(4);
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut words = words(4);
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
     let mut reader = ring.reader().unwrap();
     let mut a = ring.writer().unwrap();
     a.try_push(1).unwrap(); // alone: from the cache, 3 slots left in its count
@@ -194,10 +194,10 @@ fn a_writer_alone_again_does_not_trust_its_old_free_count() {
 fn sole_writer_pushes_cross_the_lap_end_of_an_odd_capacity() {
     for capacity in [1usize, 2, 3, 5, 6, 7] {
         let mut memory = vec![0u64; capacity];
-        let words = words(capacity);
+        let mut words = words(capacity);
         let start = usize::MAX - 2 * capacity; // the cursors wrap during the test
         let ring: Ring<_, _> =
-            Ring::new_multi_with_tag_bits(SliceStorage::new(&mut memory), &words[..], start, 2)
+            Ring::new_multi_with_tag_bits(SliceStorage::new(&mut memory), &mut words[..], start, 2)
                 .unwrap();
         let mut r = ring.reader().unwrap();
         let mut w = ring.writer().unwrap();

@@ -31,15 +31,15 @@ fn with_ring_at(
 }
 
 /// A multi-producer ring of 8 `u32` slots.
-type MpRing<'m> = Ring<SliceStorage<'m, u32>, MultiProducer<&'m [AtomicUsize]>>;
+type MpRing<'m> = Ring<SliceStorage<'m, u32>, MultiProducer<&'m mut [AtomicUsize]>>;
 
 /// Runs `body` with a reader and two writers of a fresh multi-producer ring of 8 slots.
 fn with_mp_ring(
     body: impl for<'m> FnOnce(Reader<&'m MpRing<'m>>, Writer<&'m MpRing<'m>>, Writer<&'m MpRing<'m>>),
 ) {
     let mut memory = [0u32; 8];
-    let words: Vec<AtomicUsize> = (0..multi_words(8)).map(|_| AtomicUsize::new(0)).collect();
-    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &words[..]).unwrap();
+    let mut words: Vec<AtomicUsize> = (0..multi_words(8)).map(|_| AtomicUsize::new(0)).collect();
+    let ring = Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
     let r = ring.reader().unwrap();
     let w1 = ring.writer().unwrap();
     let w2 = w1.clone();

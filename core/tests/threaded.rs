@@ -88,10 +88,10 @@ fn single_producer_two_readers() {
 #[test]
 fn multi_producer_two_writers_two_readers() {
     let mut memory = vec![0u32; 12];
-    let bits: Vec<AtomicUsize> = (0..multi_words(12)).map(|_| AtomicUsize::new(0)).collect();
+    let mut bits: Vec<AtomicUsize> = (0..multi_words(12)).map(|_| AtomicUsize::new(0)).collect();
     let ring: Ring<_, MultiProducer<_>, Yield, 4> = Ring::builder(SliceStorage::new(&mut memory))
         .wait::<Yield>()
-        .multi_producer(&bits[..])
+        .multi_producer(&mut bits[..])
         .start_at(usize::MAX - 20)
         .build()
         .unwrap();

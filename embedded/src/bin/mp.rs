@@ -17,18 +17,19 @@ const CAPACITY: usize = 32;
 /// Set in the interrupt's items.
 const IRQ_TAG: u32 = 1 << 31;
 
-type MpRing = Ring<SliceStorage<'static, u32>, MultiProducer<&'static [AtomicUsize]>>;
+type MpRing = Ring<SliceStorage<'static, u32>, MultiProducer<&'static mut [AtomicUsize]>>;
 
 static MEMORY: StaticCell<[u32; CAPACITY]> = StaticCell::new();
-static BITS: [AtomicUsize; multi_words(CAPACITY)] =
-    [const { AtomicUsize::new(0) }; multi_words(CAPACITY)];
+/// The record words, handed to the ring once as `&'static mut` (the ring must hold them
+/// alone: `RecordWords`).
+static BITS: StaticCell<[AtomicUsize; multi_words(CAPACITY)]> = StaticCell::new();
 static RING: StaticCell<MpRing> = StaticCell::new();
 static FULL: IrqCount = IrqCount::new();
 
 fn case() -> bool {
     let storage = SliceStorage::new(MEMORY.init([0; CAPACITY]));
     let ring = Ring::builder(storage)
-        .multi_producer(&BITS[..])
+        .multi_producer(&mut BITS.init([const { AtomicUsize::new(0) }; multi_words(CAPACITY)])[..])
         .start_at(usize::MAX - 2_000)
         .build()
         .unwrap();

@@ -18,13 +18,14 @@ const BEFORE_WRAP: usize = 3_000;
 const MP_CAPACITY: usize = 48;
 
 type SpRing = Ring<SliceStorage<'static, u32>>;
-type MpRing = Ring<SliceStorage<'static, u32>, MultiProducer<&'static [AtomicUsize]>>;
+type MpRing = Ring<SliceStorage<'static, u32>, MultiProducer<&'static mut [AtomicUsize]>>;
 
 static SP_MEMORY: StaticCell<[u32; 64]> = StaticCell::new();
 static SP_RING: StaticCell<SpRing> = StaticCell::new();
 static MP_MEMORY: StaticCell<[u32; MP_CAPACITY]> = StaticCell::new();
-static MP_BITS: [AtomicUsize; multi_words(MP_CAPACITY)] =
-    [const { AtomicUsize::new(0) }; multi_words(MP_CAPACITY)];
+/// The record words, handed to the ring once as `&'static mut` (the ring must hold them
+/// alone: `RecordWords`).
+static MP_BITS: StaticCell<[AtomicUsize; multi_words(MP_CAPACITY)]> = StaticCell::new();
 static MP_RING: StaticCell<MpRing> = StaticCell::new();
 static FULL: IrqCount = IrqCount::new();
 
@@ -101,7 +102,7 @@ fn case() -> bool {
         .build();
     let sp_ok = run("near_max_sp", SP_RING.init(sp.unwrap()));
     let mp: Result<MpRing, _> = Ring::builder(SliceStorage::new(MP_MEMORY.init([0; MP_CAPACITY])))
-        .multi_producer(&MP_BITS[..])
+        .multi_producer(&mut MP_BITS.init([const { AtomicUsize::new(0) }; multi_words(MP_CAPACITY)])[..])
         .start_at(usize::MAX - BEFORE_WRAP)
         .build();
     let mp_ok = run("near_max_mp", MP_RING.init(mp.unwrap()));
