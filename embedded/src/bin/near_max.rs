@@ -102,7 +102,9 @@ fn case() -> bool {
         .build();
     let sp_ok = run("near_max_sp", SP_RING.init(sp.unwrap()));
     let mp: Result<MpRing, _> = Ring::builder(SliceStorage::new(MP_MEMORY.init([0; MP_CAPACITY])))
-        .multi_producer(&mut MP_BITS.init([const { AtomicUsize::new(0) }; multi_words(MP_CAPACITY)])[..])
+        .multi_producer(
+            &mut MP_BITS.init([const { AtomicUsize::new(0) }; multi_words(MP_CAPACITY)])[..],
+        )
         .start_at(usize::MAX - BEFORE_WRAP)
         .build();
     let mp_ok = run("near_max_mp", MP_RING.init(mp.unwrap()));
