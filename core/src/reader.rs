@@ -266,12 +266,52 @@ where
         if let Some(item) = self.pop_ready() {
             return Ok(item);
         }
-        let (pos, outcome) = pop_cold(&self.ring, self.pos, |w, ready| {
+        self.wait_for(1, 1, |w, ready| {
             w.wait_until(ready);
             true
-        });
-        self.pos = pos;
-        outcome
+        })?;
+        Ok(self.take_known())
+    }
+
+    /// A clone of the item at the cursor, which the last poll found published (it may be the
+    /// lap's last slot, past the plain steps), then consumed, also when `clone` panics. Inline,
+    /// with the consume out of line and by value: the guard updates this reader's own position
+    /// (a by-value cold function that cloned and consumed on its copy would leave the reader
+    /// behind its registry cursor if `clone` unwound out of it, and the reader would then read
+    /// a slot the writers consider free; `core/tests/one_item.rs` has the test).
+    #[inline(always)]
+    fn take_known(&mut self) -> S::Item
+    where
+        S::Item: Clone,
+    {
+        /// Consumes the one item when dropped, on the normal path and while unwinding.
+        struct ConsumeKnown<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
+            ring: &'a Ring<S, P, W, N>,
+            pos: &'a mut ReadPos,
+        }
+        impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
+            for ConsumeKnown<'_, S, P, W, N>
+        {
+            #[inline(always)]
+            fn drop(&mut self) {
+                *self.pos = consume_one_cold(self.ring, *self.pos);
+            }
+        }
+        debug_assert!(
+            self.pos.ready(&self.ring.layout) >= 1,
+            "take_known without a known item"
+        );
+        let guard = ConsumeKnown {
+            ring: &self.ring,
+            pos: &mut self.pos,
+        };
+        // SAFETY: the poll that ended the wait found the slot at the cursor published (`ready`
+        // ≥ 1, possibly past the plain steps) and this reader has not consumed it, so no writer reuses it until the guard's
+        // consume; writers never touch published slots, so sharing it with other readers is
+        // fine.
+        let item = unsafe { (*guard.ring.slot(guard.pos.cursor)).clone() };
+        drop(guard);
+        item
     }
 
     /// As [`pop`](Self::pop), giving up after `timeout`.
@@ -475,9 +515,36 @@ where
         // The position goes out by value and comes back: no call made here gets a pointer
         // to this handle, so in a caller's loop of `pop`s the compiler can keep the cursor
         // and the ready count in registers instead of storing and reloading them per item.
-        let (pos, outcome) = wait_for_cold(&self.ring, self.pos, want, max, wait);
+        let guard = ResyncOnUnwind {
+            ring: &self.ring,
+            pos: &mut self.pos,
+        };
+        let (pos, outcome) = wait_for_cold(guard.ring, *guard.pos, want, max, wait);
+        core::mem::forget(guard);
         self.pos = pos;
         outcome
+    }
+}
+
+/// Armed around a cold call that works on a copy of the reader's position: if the call unwinds
+/// (a wait strategy may panic) after its poll passed holes on the copy, the registry already
+/// holds the newer cursor, and the reader must not stay behind it (it would read slots the
+/// writers consider free). The cold path consumes only whole holes at the cursor, so the newer
+/// cursor is a span head: take it, knowing nothing more. Defused with `mem::forget` when the
+/// call returns. `core/tests/hazards.rs` has the test.
+struct ResyncOnUnwind<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
+    ring: &'a Ring<S, P, W, N>,
+    pos: &'a mut ReadPos,
+}
+
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
+    for ResyncOnUnwind<'_, S, P, W, N>
+{
+    fn drop(&mut self) {
+        let registered = self.ring.readers.cursor(self.pos.slot);
+        if registered != self.pos.cursor {
+            *self.pos = ReadPos::new(self.pos.slot, registered);
+        }
     }
 }
 
@@ -510,59 +577,17 @@ fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     (pos, outcome)
 }
 
-/// The slow part of [`Reader::pop`]: waits for one item, then clones and consumes it. Takes
-/// the reader's position by value and returns it, so no call in a loop of `pop`s gets the
-/// handle's address.
+/// The consume of [`Reader::take_known`]: one item at `pos`'s cursor, by the general step
+/// (the lap's last slot skips a gap). Out of line and by value, so a loop of `pop`s keeps its
+/// position in registers.
 #[cold]
 #[inline(never)]
-fn pop_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
+fn consume_one_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
-    pos: ReadPos,
-    wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
-) -> (ReadPos, Result<S::Item, ReadError>)
-where
-    S::Item: Clone,
-{
-    let (mut pos, outcome) = wait_for_cold(ring, pos, 1, 1, wait);
-    match outcome {
-        Ok(n) => {
-            debug_assert!(n >= 1, "a blocking one-item wait returned nothing");
-            let item = take_one(ring, &mut pos);
-            (pos, Ok(item))
-        }
-        Err(e) => (pos, Err(e)),
-    }
-}
-
-/// A clone of the item at `pos`'s cursor, which must be published and not consumed by this
-/// reader; consumed afterwards (also when `clone` panics).
-#[inline(always)]
-fn take_one<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
-    pos: &mut ReadPos,
-) -> S::Item
-where
-    S::Item: Clone,
-{
-    /// Consumes the one item when dropped, on the normal path and while unwinding.
-    struct ConsumeOne<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
-        ring: &'a Ring<S, P, W, N>,
-        pos: &'a mut ReadPos,
-    }
-    impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
-        for ConsumeOne<'_, S, P, W, N>
-    {
-        fn drop(&mut self) {
-            self.ring.consume_span(self.pos, 1, crate::ring::INTERNAL);
-        }
-    }
-    let guard = ConsumeOne { ring, pos };
-    // SAFETY: the caller's contract: the slot at the cursor is published and not consumed by
-    // this reader, so no writer reuses it until the guard's consume; writers never touch
-    // published slots, so sharing it with other readers is fine.
-    let item = unsafe { (*guard.ring.slot(guard.pos.cursor)).clone() };
-    drop(guard);
-    item
+    mut pos: ReadPos,
+) -> ReadPos {
+    ring.consume_span(&mut pos, 1, crate::ring::INTERNAL);
+    pos
 }
 
 /// The slow part of [`Reader::try_read`]: the cache did not cover the request. Out of line,

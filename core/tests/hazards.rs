@@ -254,3 +254,52 @@ fn short_lap_tags_never_accept_an_old_record() {
         assert_eq!(reader.try_read(3).unwrap_err(), ReadError::Empty);
     }
 }
+
+/// A wait strategy that checks once, then panics (as a user's strategy might).
+#[derive(Default)]
+struct CheckOnceThenPanic;
+
+impl spanring_core::WaitStrategy for CheckOnceThenPanic {
+    fn wait_until(&self, ready: &mut dyn FnMut() -> bool) {
+        if !ready() {
+            panic!("wait strategy gave up");
+        }
+    }
+    fn notify_all(&self) {}
+}
+
+/// A blocking read whose wait strategy panics after the poll passed a hole at the cursor:
+/// the registry already has the reader past the hole, so the writers may reuse its slot.
+/// The reader must follow (`ResyncOnUnwind` in reader.rs); left behind, it would look for
+/// the old lap's record there, find the new lap's, and see nothing more (or worse, read a
+/// slot being written).
+#[test]
+fn a_wait_strategy_panicking_after_a_hole_leaves_the_reader_in_step() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let mut memory = [0u32; 4];
+    let mut words: [AtomicUsize; 4] = Default::default();
+    let ring = spanring_core::Ring::builder(SliceStorage::new(&mut memory))
+        .wait::<CheckOnceThenPanic>()
+        .multi_producer(&mut words[..])
+        .build()
+        .unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut a = ring.writer().unwrap();
+    let mut b = a.clone();
+    let hole = a.try_reserve(1).unwrap(); // slot 0
+    let mut held = b.try_reserve(1).unwrap(); // slot 1, published later
+    hole.publish(0); // not the newest claim: slot 0 becomes a skipped hole
+                     // The poll passes the hole (the registry moves to 1), finds slot 1 unpublished, and the
+                     // wait strategy panics.
+    assert!(catch_unwind(AssertUnwindSafe(|| r.read(1).map(|s| s.len()))).is_err());
+    held[0] = 7;
+    drop(held);
+    // Slots 2, 3 and slot 0 of the next lap: free for the writers, since the reader is at 1.
+    for x in [8, 9, 10] {
+        a.try_push(x).unwrap();
+    }
+    for x in [7, 8, 9, 10] {
+        assert_eq!(r.try_pop(), Ok(x));
+    }
+    assert_eq!(r.try_pop(), Err(spanring_core::ReadError::Empty));
+}

@@ -387,3 +387,43 @@ fn mp_push_over_an_item_whose_drop_panics_gives_the_slot_back() {
     );
     assert_eq!(r.try_pop().map(|g| g.value), Err(ReadError::Empty));
 }
+
+/// An item whose `clone` panics once, when its flag is set.
+struct PanicsOnce(u32, &'static spanring_core::sync::AtomicBool);
+
+impl Clone for PanicsOnce {
+    fn clone(&self) -> Self {
+        if self.1.swap(false, spanring_core::sync::Ordering::Relaxed) {
+            panic!("clone of {} fails", self.0);
+        }
+        PanicsOnce(self.0, self.1)
+    }
+}
+
+/// A `clone` that panics in `pop`'s slow path (the first item of a new window, after a
+/// wait) consumes that item, and the reader's own position follows: the next `pop` returns
+/// the next item, not the same slot again (which the writer may already be reusing).
+#[test]
+fn a_clone_panicking_in_pops_slow_path_leaves_the_reader_in_step() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    static ARMED: spanring_core::sync::AtomicBool = spanring_core::sync::AtomicBool::new(false);
+    let mut memory: [PanicsOnce; 2] = [PanicsOnce(0, &ARMED), PanicsOnce(0, &ARMED)];
+    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    w.try_push(PanicsOnce(1, &ARMED)).ok().unwrap();
+    assert_eq!(r.pop().unwrap().0, 1);
+    // The reader knows nothing now: the next pop goes through the slow path.
+    w.try_push(PanicsOnce(2, &ARMED)).ok().unwrap();
+    ARMED.store(true, spanring_core::sync::Ordering::Relaxed);
+    assert!(catch_unwind(AssertUnwindSafe(|| r.pop().map(|x| x.0))).is_err());
+    // Item 2 counts as consumed: both slots are free for the writer, and the reader is at 3.
+    w.try_push(PanicsOnce(3, &ARMED)).ok().unwrap();
+    w.try_push(PanicsOnce(4, &ARMED)).ok().unwrap();
+    assert_eq!(r.pop().unwrap().0, 3);
+    assert_eq!(r.pop().unwrap().0, 4);
+    assert_eq!(
+        r.try_pop().map(|x| x.0),
+        Err(spanring_core::ReadError::Empty)
+    );
+}
