@@ -432,10 +432,12 @@ where
     ///   it lives in memory anyway; and the Release store of the reader's cursor in every
     ///   consume makes LLVM reload the ring's fields every item (it treats any store stronger
     ///   than `Relaxed` as touching all memory), which the slow path's shape cannot change.
-    ///   **Kept since 2026-12-07 (`pop_cold`)**, because it is what lets `for x in reader`
-    ///   keep the cursor in a register: the iterator owns the reader as a local that no call
-    ///   gets the address of (`reader_iter.rs`; SP item vs rtrb 1.42–1.44× against 1.17–1.20×
-    ///   for the `pop` loop, broadcast 1P→2C 1.05–1.06× against 0.81–0.82×).
+    ///   **Kept since 2026-12-07**, because it is what lets `for x in reader` keep the cursor
+    ///   in a register: the iterator owns the reader as a local that no call gets the address
+    ///   of (`reader_iter.rs`; SP item vs rtrb 1.42–1.44× against 1.17–1.20× for the `pop`
+    ///   loop, broadcast 1P→2C 1.05–1.06× against 0.81–0.82×). Now in the form that stays in
+    ///   step if `clone` panics: the wait by value (`wait_for`, with `ResyncOnUnwind`), the
+    ///   clone inline, the consume by value (`take_known`).
     /// - Storing the reader's cursor only when `ready` runs out (the consume of the window's
     ///   last item, or any span), as disruptor's handlers store their sequence once per batch:
     ///   slower, broadcast 1P→2C item 0.76–0.79× against 0.85–0.86×, 1P→4C 0.67× against
