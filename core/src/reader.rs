@@ -266,52 +266,12 @@ where
         if let Some(item) = self.pop_ready() {
             return Ok(item);
         }
-        self.wait_for(1, 1, |w, ready| {
+        let (pos, outcome) = pop_cold(&self.ring, self.pos, |w, ready| {
             w.wait_until(ready);
             true
-        })?;
-        Ok(self.take_known())
-    }
-
-    /// A clone of the item at the cursor, which the last poll found published (it may be the
-    /// lap's last slot, past the plain steps), then consumed, also when `clone` panics. Inline,
-    /// with the consume out of line and by value: the guard updates this reader's own position
-    /// (a by-value cold function that cloned and consumed on its copy would leave the reader
-    /// behind its registry cursor if `clone` unwound out of it, and the reader would then read
-    /// a slot the writers consider free; `core/tests/one_item.rs` has the test).
-    #[inline(always)]
-    fn take_known(&mut self) -> S::Item
-    where
-        S::Item: Clone,
-    {
-        /// Consumes the one item when dropped, on the normal path and while unwinding.
-        struct ConsumeKnown<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
-            ring: &'a Ring<S, P, W, N>,
-            pos: &'a mut ReadPos,
-        }
-        impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
-            for ConsumeKnown<'_, S, P, W, N>
-        {
-            #[inline(always)]
-            fn drop(&mut self) {
-                *self.pos = consume_one_cold(self.ring, *self.pos);
-            }
-        }
-        debug_assert!(
-            self.pos.ready(&self.ring.layout) >= 1,
-            "take_known without a known item"
-        );
-        let guard = ConsumeKnown {
-            ring: &self.ring,
-            pos: &mut self.pos,
-        };
-        // SAFETY: the poll that ended the wait found the slot at the cursor published (`ready`
-        // ≥ 1, possibly past the plain steps) and this reader has not consumed it, so no writer reuses it until the guard's
-        // consume; writers never touch published slots, so sharing it with other readers is
-        // fine.
-        let item = unsafe { (*guard.ring.slot(guard.pos.cursor)).clone() };
-        drop(guard);
-        item
+        });
+        self.pos = pos;
+        outcome
     }
 
     /// As [`pop`](Self::pop), giving up after `timeout`.
@@ -432,12 +392,15 @@ where
     ///   it lives in memory anyway; and the Release store of the reader's cursor in every
     ///   consume makes LLVM reload the ring's fields every item (it treats any store stronger
     ///   than `Relaxed` as touching all memory), which the slow path's shape cannot change.
-    ///   **Kept since 2026-12-07**, because it is what lets `for x in reader` keep the cursor
-    ///   in a register: the iterator owns the reader as a local that no call gets the address
-    ///   of (`reader_iter.rs`; SP item vs rtrb 1.42–1.44× against 1.17–1.20× for the `pop`
-    ///   loop, broadcast 1P→2C 1.05–1.06× against 0.81–0.82×). Now in the form that stays in
-    ///   step if `clone` panics: the wait by value (`wait_for`, with `ResyncOnUnwind`), the
-    ///   clone inline, the consume by value (`take_known`).
+    ///   **Kept since 2026-12-07 (`pop_cold`)**, because it is what lets `for x in reader`
+    ///   keep the cursor in a register: the iterator owns the reader as a local that no call
+    ///   gets the address of (`reader_iter.rs`; SP item vs rtrb 1.42–1.44× against 1.17–1.20×
+    ///   for the `pop` loop, broadcast 1P→2C 1.05–1.06× against 0.81–0.82×). A panic in a
+    ///   by-value slow path (a `clone`, a wait strategy) leaves the reader behind its registry
+    ///   cursor; every poll first brings it up to date (`resync`). Holding the reader's
+    ///   position in drop guards instead (tried in 6cab1c7) put it back in memory: SP item vs
+    ///   rtrb 1.26–1.31× against 1.36–1.45×, broadcast 1P→2C 0.91–0.98× against 1.08–1.10×
+    ///   (3 rounds alternated).
     /// - Storing the reader's cursor only when `ready` runs out (the consume of the window's
     ///   last item, or any span), as disruptor's handlers store their sequence once per batch:
     ///   slower, broadcast 1P→2C item 0.76–0.79× against 0.85–0.86×, 1P→4C 0.67× against
@@ -517,36 +480,9 @@ where
         // The position goes out by value and comes back: no call made here gets a pointer
         // to this handle, so in a caller's loop of `pop`s the compiler can keep the cursor
         // and the ready count in registers instead of storing and reloading them per item.
-        let guard = ResyncOnUnwind {
-            ring: &self.ring,
-            pos: &mut self.pos,
-        };
-        let (pos, outcome) = wait_for_cold(guard.ring, *guard.pos, want, max, wait);
-        core::mem::forget(guard);
+        let (pos, outcome) = wait_for_cold(&self.ring, self.pos, want, max, wait);
         self.pos = pos;
         outcome
-    }
-}
-
-/// Armed around a cold call that works on a copy of the reader's position: if the call unwinds
-/// (a wait strategy may panic) after its poll passed holes on the copy, the registry already
-/// holds the newer cursor, and the reader must not stay behind it (it would read slots the
-/// writers consider free). The cold path consumes only whole holes at the cursor, so the newer
-/// cursor is a span head: take it, knowing nothing more. Defused with `mem::forget` when the
-/// call returns. `core/tests/hazards.rs` has the test.
-struct ResyncOnUnwind<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
-    ring: &'a Ring<S, P, W, N>,
-    pos: &'a mut ReadPos,
-}
-
-impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
-    for ResyncOnUnwind<'_, S, P, W, N>
-{
-    fn drop(&mut self) {
-        let registered = self.ring.readers.cursor(self.pos.slot);
-        if registered != self.pos.cursor {
-            *self.pos = ReadPos::new(self.pos.slot, registered);
-        }
     }
 }
 
@@ -579,17 +515,59 @@ fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     (pos, outcome)
 }
 
-/// The consume of [`Reader::take_known`]: one item at `pos`'s cursor, by the general step
-/// (the lap's last slot skips a gap). Out of line and by value, so a loop of `pop`s keeps its
-/// position in registers.
+/// The slow part of [`Reader::pop`]: waits for one item, then clones and consumes it. Takes
+/// the reader's position by value and returns it, so no call in a loop of `pop`s gets the
+/// handle's address.
 #[cold]
 #[inline(never)]
-fn consume_one_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
+fn pop_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
-    mut pos: ReadPos,
-) -> ReadPos {
-    ring.consume_span(&mut pos, 1, crate::ring::INTERNAL);
-    pos
+    pos: ReadPos,
+    wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+) -> (ReadPos, Result<S::Item, ReadError>)
+where
+    S::Item: Clone,
+{
+    let (mut pos, outcome) = wait_for_cold(ring, pos, 1, 1, wait);
+    match outcome {
+        Ok(n) => {
+            debug_assert!(n >= 1, "a blocking one-item wait returned nothing");
+            let item = take_one(ring, &mut pos);
+            (pos, Ok(item))
+        }
+        Err(e) => (pos, Err(e)),
+    }
+}
+
+/// A clone of the item at `pos`'s cursor, which must be published and not consumed by this
+/// reader; consumed afterwards (also when `clone` panics).
+#[inline(always)]
+fn take_one<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    pos: &mut ReadPos,
+) -> S::Item
+where
+    S::Item: Clone,
+{
+    /// Consumes the one item when dropped, on the normal path and while unwinding.
+    struct ConsumeOne<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
+        ring: &'a Ring<S, P, W, N>,
+        pos: &'a mut ReadPos,
+    }
+    impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
+        for ConsumeOne<'_, S, P, W, N>
+    {
+        fn drop(&mut self) {
+            self.ring.consume_span(self.pos, 1, crate::ring::INTERNAL);
+        }
+    }
+    let guard = ConsumeOne { ring, pos };
+    // SAFETY: the caller's contract: the slot at the cursor is published and not consumed by
+    // this reader, so no writer reuses it until the guard's consume; writers never touch
+    // published slots, so sharing it with other readers is fine.
+    let item = unsafe { (*guard.ring.slot(guard.pos.cursor)).clone() };
+    drop(guard);
+    item
 }
 
 /// The slow part of [`Reader::try_read`]: the cache did not cover the request. Out of line,
@@ -679,6 +657,7 @@ fn poll<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     pos: &mut ReadPos,
     max: usize,
 ) -> Result<Polled, ReadError> {
+    resync(ring, pos);
     if let Some(m) = ring.producer.multi() {
         return poll_records(ring, m, pos, max);
     }
@@ -712,6 +691,45 @@ fn poll<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
         cut_by_hole: false,
         known: available,
     })
+}
+
+/// Brings `pos` up to this reader's registry cursor if they differ, which happens only after a
+/// cold call unwound: the slow paths work on a by-value copy of the position (so that a loop
+/// of `pop`s, and `for x in reader`, keeps the cursor in registers), and a panic in user code
+/// they run (an item's `clone` in [`pop_cold`], a wait strategy in [`wait_for_cold`]) can
+/// leave the copy's consumes in the registry but not in the reader. Left behind, the reader
+/// would read a slot the writers consider free. Every slow path polls first, and every fast
+/// path misses on such a position (the copy consumed only when nothing was left on the plain
+/// steps: `end == cursor`), so checking here suffices. One `Acquire` load of the reader's own
+/// registry slot per poll.
+///
+/// The registry is ahead either by an item the copy consumed inside the known window (the
+/// cursor moves, `front` stays) or past holes the copy passed with nothing known (the new
+/// cursor is a span head: start from it, knowing nothing). `core/tests/one_item.rs` and
+/// `core/tests/hazards.rs` have a test for each.
+#[inline(always)]
+fn resync<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
+    ring: &Ring<S, P, W, N>,
+    pos: &mut ReadPos,
+) {
+    let registered = ring.readers.cursor(pos.slot);
+    if registered != pos.cursor {
+        resync_cold(&ring.layout, pos, registered);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn resync_cold(layout: &crate::Layout, pos: &mut ReadPos, registered: usize) {
+    let front = pos.front();
+    let ahead = layout.distance(pos.cursor, registered);
+    let left = layout.distance(registered, front);
+    if ahead > 0 && left >= 0 {
+        pos.cursor = registered;
+        pos.set_ready(layout, front, left as usize);
+    } else {
+        *pos = ReadPos::new(pos.slot, registered);
+    }
 }
 
 /// Records a multi-producer poll walks at least (when published), whatever the request.
