@@ -471,8 +471,16 @@ pub trait RingCore {
     fn writer_dropped(&self, _: Internal);
     /// The reader in registry slot `slot` was dropped.
     fn reader_dropped(&self, slot: usize, _: Internal);
-    /// Publishes `count` of the `reserved` slots from `start`.
-    fn finish_span(&self, start: usize, reserved: usize, count: usize, _: Internal) -> usize;
+    /// Publishes `count` of the `reserved` slots from `start`, after moving the writer's
+    /// private claim state `local` past them.
+    fn finish_span(
+        &self,
+        start: usize,
+        reserved: usize,
+        count: usize,
+        local: &mut crate::claim::SpLocal,
+        _: Internal,
+    );
     /// Consumes `count` items at the reader position `pos`.
     fn consume_span(&self, pos: &mut crate::readers::ReadPos, count: usize, _: Internal);
 }
@@ -505,17 +513,35 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
     }
 
     #[inline(always)]
-    fn finish_span(&self, start: usize, reserved: usize, count: usize, _: Internal) -> usize {
+    fn finish_span(
+        &self,
+        start: usize,
+        reserved: usize,
+        count: usize,
+        local: &mut crate::claim::SpLocal,
+        _: Internal,
+    ) {
         let count = count.min(reserved);
-        let mut next = start;
+        // The writer's private state moves first, before the publish and the wake-up: a wait
+        // strategy's `notify_all` is user code and may panic, and a writer left behind what it
+        // published would claim a published slot again (or one past its readers).
+        // Single-producer: a fast claim checked `reserved ≤ room` (then exact); a slow one may
+        // have crossed the lap's end, beyond the fast-path count (then 0 sends the next claim
+        // to the slow path, which recounts). Multi-producer: from the sole-writer cache (then
+        // `reserved ≤ room`), or from the CAS (then `room` is unused until the cache is taken
+        // again, which resets it).
+        local.room = local.room.saturating_sub(count);
         match self.producer.multi() {
             None => {
                 // count == 0: the claim cursor never moved, the slots are simply reused.
-                if count > 0 {
-                    next = self.layout.advance(start, count);
-                }
+                let next = if count > 0 {
+                    self.layout.advance(start, count)
+                } else {
+                    start
+                };
+                local.next = next;
                 self.publish_single(next, count > 0);
-                return next;
+                return;
             }
             Some(m) => {
                 // Relaxed: SOLE_CACHED cannot change while this span lives: it borrows the
@@ -533,12 +559,11 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
                 };
                 if fast.is_none() {
                     self.finish_multi(m, start, reserved, count, word);
-                    return next;
+                    return;
                 }
             }
         }
         self.data.notify_all();
-        next
     }
 }
 

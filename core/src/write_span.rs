@@ -398,19 +398,14 @@ where
     fn end(&mut self, count: usize) {
         if !self.done {
             self.done = true;
-            let next =
-                self.writer
-                    .ring
-                    .finish_span(self.start, self.len, count, crate::ring::INTERNAL);
-            if !<R::Target as RingCore>::MULTI {
-                self.writer.local.next = next;
-            }
-            // Single-producer: a fast claim checked `len ≤ room` (then exact); a slow one may
-            // have crossed the lap's end, beyond the fast-path count (then 0 sends the next
-            // claim to the slow path, which recounts). Multi-producer: from the sole-writer
-            // cache (then `len ≤ room`), or from the CAS (then `room` is unused until the
-            // cache is taken again, which resets it).
-            self.writer.local.room = self.writer.local.room.saturating_sub(count);
+            let writer = &mut *self.writer;
+            writer.ring.finish_span(
+                self.start,
+                self.len,
+                count,
+                &mut writer.local,
+                crate::ring::INTERNAL,
+            );
         }
     }
 }

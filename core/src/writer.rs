@@ -416,10 +416,10 @@ where
             return self.write_one_multi(start, item);
         }
         self.store_single(start, item);
-        let next = self.ring.finish_span(start, 1, 1, crate::ring::INTERNAL);
-        self.local.next = next;
-        // A slow claim may have taken the lap's last slot, beyond the fast-path count.
-        self.local.room = self.local.room.saturating_sub(1);
+        // Moves `local` past the slot (a slow claim may have taken the lap's last slot, beyond
+        // the fast-path count: `finish_span` saturates), then publishes.
+        let ring = &*self.ring;
+        ring.finish_span(start, 1, 1, &mut self.local, crate::ring::INTERNAL);
     }
 
     /// The second fast path of every one-item push, after the cached claim
@@ -480,9 +480,12 @@ where
         // bit: the same cursor `Layout::advance(start, 1)` computes.
         let next = start.wrapping_add(1);
         debug_assert_eq!(next, self.ring.layout.advance(start, 1));
-        self.ring.publish_single(next, true);
+        // The private state first: the publish ends in the wait strategy's `notify_all`, user
+        // code that may panic, and a writer left behind its published cursor would claim the
+        // published slot again (ring.rs, `finish_span`).
         self.local.next = next;
         self.local.room -= 1; // the fast claim checked `1 ≤ room`
+        self.ring.publish_single(next, true);
     }
 
     /// Stores `item` in the single-producer writer's claimed slot at `start`.
@@ -509,10 +512,9 @@ where
         // which the assignment drops.
         unsafe { *ring.slot(start) = item };
         core::mem::forget(guard);
-        ring.finish_span(start, 1, 1, crate::ring::INTERNAL);
         // The claim came from the cache (then `1 ≤ room`) or from the CAS (then `room` is not
-        // used until the cache is taken again, which resets it).
-        self.local.room = self.local.room.saturating_sub(1);
+        // used until the cache is taken again, which resets it): `finish_span` saturates.
+        ring.finish_span(start, 1, 1, &mut self.local, crate::ring::INTERNAL);
     }
 
     /// [`write_one`](Self::write_one) on a multi-producer ring for a slot
@@ -537,8 +539,9 @@ where
         unsafe { *ring.slot(start) = item };
         core::mem::forget(guard);
         m.publish_sole_one(&ring.layout, start);
-        ring.data.notify_all();
+        // Before `notify_all`, which may panic (as in `write_one_fast`).
         self.local.room -= 1; // the fast claim checked `1 ≤ room`
+        ring.data.notify_all();
     }
 
     #[inline]
@@ -873,7 +876,21 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
     for PublishNoneOnUnwind<'_, S, P, W, N>
 {
     fn drop(&mut self) {
-        crate::ring::RingCore::finish_span(self.ring, self.start, 1, 0, crate::ring::INTERNAL);
+        // Publishing none changes no private claim state (the cursor stays at `start`, `room`
+        // loses nothing): a scratch copy will do.
+        let mut unchanged = SpLocal {
+            limit: 0,
+            next: self.start,
+            room: 0,
+        };
+        crate::ring::RingCore::finish_span(
+            self.ring,
+            self.start,
+            1,
+            0,
+            &mut unchanged,
+            crate::ring::INTERNAL,
+        );
     }
 }
 

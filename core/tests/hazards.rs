@@ -303,3 +303,104 @@ fn a_wait_strategy_panicking_after_a_hole_leaves_the_reader_in_step() {
     }
     assert_eq!(r.try_pop(), Err(spanring_core::ReadError::Empty));
 }
+
+std::thread_local! {
+    /// Set by a test: the next `notify_all` of [`NotifyPanicsWhenArmed`] on this thread panics.
+    static NOTIFY_ARMED: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// A wait strategy whose `notify_all` panics once when armed, as a user's strategy (or an
+/// async executor's waker called from one) might. Busy-waits otherwise.
+#[derive(Default)]
+struct NotifyPanicsWhenArmed;
+
+impl spanring_core::WaitStrategy for NotifyPanicsWhenArmed {
+    fn wait_until(&self, ready: &mut dyn FnMut() -> bool) {
+        while !ready() {}
+    }
+    fn notify_all(&self) {
+        if NOTIFY_ARMED.with(|a| a.replace(false)) {
+            panic!("notify_all panicked");
+        }
+    }
+}
+
+/// One write through `write` with the next `notify_all` armed to panic. The writer's wake-up
+/// comes after its publish, so the panic must leave the writer in step with what it published:
+/// left behind, its next claim would take the published slot again (overwriting an item a
+/// reader has not read, while the reader may be reading it) or one slot past its readers.
+fn write_with_notify_panicking(write: impl FnOnce()) {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    NOTIFY_ARMED.with(|a| a.set(true));
+    let outcome = catch_unwind(AssertUnwindSafe(write));
+    // Every write path wakes readers: the armed panic must have fired (else this tests
+    // nothing).
+    assert!(outcome.is_err(), "notify_all was not called");
+    assert!(!NOTIFY_ARMED.with(|a| a.get()));
+}
+
+/// Every one-item and span write path, on both claim modes, each write with a panicking
+/// `notify_all`: the fast paths (seven in a row at capacity 8), the lap's last slot (the slow
+/// path), a full ring, and (multi-producer) the sole-writer cache and the shared CAS after a
+/// clone. The reader must see every item once, in order, and a full ring must stay full.
+/// Fails on 07696fd (single-producer: `try_push` succeeds on the full ring in round 0) and
+/// with any one of the private-state updates moved back after the publish.
+#[test]
+fn a_notify_panicking_after_a_publish_leaves_the_writer_in_step() {
+    // A macro, not a function: only a multi-producer writer has `clone`.
+    macro_rules! run {
+        ($ring:expr, |$w:ident, $round:ident| $other:expr) => {{
+            let mut r = $ring.reader().unwrap();
+            let mut $w = $ring.writer().unwrap();
+            let mut next = 0u32;
+            let mut expect = 0u32;
+            for $round in 0..12 {
+                let _other = $other;
+                // Fill the ring: pushes and one-slot spans, alternating.
+                for k in 0..CAP {
+                    let x = next;
+                    next += 1;
+                    if ($round + k) % 2 == 0 {
+                        write_with_notify_panicking(|| {
+                            let _ = $w.try_push(x);
+                        });
+                    } else {
+                        write_with_notify_panicking(|| {
+                            let mut s = $w.try_reserve(1).unwrap();
+                            s.as_mut_slices().0[0] = x;
+                        });
+                    }
+                }
+                let round = $round;
+                assert_eq!(
+                    $w.try_push(99),
+                    Err(spanring_core::PushError::Full(99)),
+                    "round {round}"
+                );
+                for _ in 0..CAP {
+                    assert_eq!(r.try_pop(), Ok(expect), "round {round}");
+                    expect += 1;
+                }
+                assert_eq!(r.try_pop(), Err(ReadError::Empty), "round {round}");
+            }
+        }};
+    }
+    const CAP: usize = 8;
+    let mut memory = [0u32; CAP];
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .wait::<NotifyPanicsWhenArmed>()
+        .build()
+        .unwrap();
+    run!(ring, |w, round| ());
+    // Multi-producer: the sole-writer cache for six rounds, then a clone (the shared CAS).
+    for clone_after in [12, 6] {
+        let mut memory = [0u32; CAP];
+        let mut words: [AtomicUsize; CAP] = Default::default();
+        let ring = Ring::builder(SliceStorage::new(&mut memory))
+            .wait::<NotifyPanicsWhenArmed>()
+            .multi_producer(&mut words[..])
+            .build()
+            .unwrap();
+        run!(ring, |w, round| (round >= clone_after).then(|| w.clone()));
+    }
+}
