@@ -266,11 +266,7 @@ where
                 check.check(x);
                 got += 1;
             }
-            assert_eq!(
-                check.bad, 0,
-                "verify: {} items out of order or corrupted",
-                check.bad
-            );
+            check.assert_good("verify");
             return got;
         }
     }
@@ -291,10 +287,6 @@ where
             Err(e) => panic!("read failed: {e}"),
         }
     }
-    assert_eq!(
-        check.bad, 0,
-        "verify: {} items out of order or corrupted",
-        check.bad
-    );
+    check.assert_good("verify");
     got
 }
