@@ -213,6 +213,9 @@ where
     if sc.chunk == 1 && sc.touch == Touch::Verify {
         // One item at a time through the one-item call users write (`push`), as the peers'
         // rows use theirs.
+        // The handle moved into a local of its own first, which no span ever borrows (the
+        // chunk > 1 loop below does): see `local_handle` in peers.rs.
+        let mut w = w;
         for seq in 0..left as u64 {
             if w.push(item(producer, seq)).is_err() {
                 return; // closed by the watchdog

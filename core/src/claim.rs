@@ -180,14 +180,27 @@
 //! the CAS as before: 2P→1C spends about half its time on the `lock cmpxchg` (the hand-off
 //! between writers plus the store-buffer drain), 1.46× disruptor MP.
 //!
+//! 7. (2026-12-07) The single-producer one-item push claims out of line on a copy of
+//!    [`SpLocal`] and gets it back with the claim (`Writer::push_single_cold`), so no call in
+//!    a push loop gets the handle's address. That alone changed little (tried 2026-12-06,
+//!    below): a handle that is a by-value argument or a closure capture lives behind a
+//!    pointer the compiler cannot prove thread-private, so the loop still stored `next` and
+//!    `room` every item. A handle held in a local of the loop's function now stays in
+//!    registers (the bench's workers, ours and the peers', all do that: `local_handle` in
+//!    `benches/support/peers.rs`). SP item vs rtrb, pinned together, 2 runs of 11 pairs:
+//!    1.53× → 1.85–1.88×; SP batch reads vs rtrb 1.08–1.11× → 1.47×. The multi-producer
+//!    writer keeps its `&mut self` slow path: its cold claim can take the sole-writer cache,
+//!    and a copy unwound after that would leave the handle a limit from an earlier cache
+//!    period (`claim_in_slow` resets it for that reason).
+//!
 //! Tried and not kept (2026-12-06, interleaved pairs pinned to one core, 3–4 alternated
 //! runs per variant on a busy VM), so the next attempt starts from the numbers:
 //! - The writer's out-of-line parts (`claim_in_slow`, `push_slow`, the waiting claim) taking
 //!   [`SpLocal`] by value and returning it, as the reader's `wait_for_cold` does, so that no
-//!   call gets the handle's address. In the bench the handle still lives in memory (it is a
-//!   by-value argument moved into a thread, as in most user code), so the push loop did not
-//!   change; SP item vs rtrb 1.07–1.11× against 1.06–1.24× for the code as is (7 runs),
-//!   batch reads 0.94–1.02× against 1.01–1.09×.
+//!   call gets the handle's address. In the bench the handle still lived in memory (a
+//!   by-value argument moved into a thread), so the push loop did not change; SP item vs
+//!   rtrb 1.07–1.11× against 1.06–1.24× for the code as is (7 runs), batch reads 0.94–1.02×
+//!   against 1.01–1.09×. (Kept since, for the single-producer push: step 7.)
 //! - The same plus the fast path's end kept as a cursor instead of a count (`room`), so a
 //!   one-item push stores the slot, the published cursor and `next` but no count (a slow
 //!   claim past the end left a negative signed room): the `calls` bench's single-thread

@@ -170,11 +170,19 @@ where
             Err(Ok(item)) => item,
             Err(Err(closed)) => return Err(closed),
         };
+        if !P::MULTI {
+            return self.push_single_cold(item, None::<fn(&W, &mut dyn FnMut() -> bool) -> bool>);
+        }
         self.try_push_slow(item)
     }
 
     /// Stores one item, waiting through the ring's wait strategy while the ring is full (the
     /// one-item form of [`reserve`](Self::reserve)).
+    ///
+    /// For the fastest loop of pushes, hold the writer in a local of the function that runs
+    /// the loop (for a by-value argument or a closure capture: `let mut w = w;`). A local
+    /// whose address no call gets keeps the single-producer claim state in registers; behind
+    /// an argument's or a capture's pointer it is stored and reloaded every item.
     ///
     /// # Errors
     ///
@@ -200,10 +208,14 @@ where
             Err(Ok(item)) => item,
             Err(Err(closed)) => return Err(closed),
         };
-        self.push_slow(item, |w, ready| {
+        let wait = |w: &W, ready: &mut dyn FnMut() -> bool| {
             w.wait_until(ready);
             true
-        })
+        };
+        if !P::MULTI {
+            return self.push_single_cold(item, Some(wait));
+        }
+        self.push_slow(item, wait)
     }
 
     /// As [`push`](Self::push), giving up after `timeout`.
@@ -244,7 +256,39 @@ where
             Err(Ok(item)) => item,
             Err(Err(closed)) => return Err(closed),
         };
-        self.push_slow(item, |w, ready| w.wait_until_timeout(ready, timeout))
+        let wait = |w: &W, ready: &mut dyn FnMut() -> bool| w.wait_until_timeout(ready, timeout);
+        if !P::MULTI {
+            return self.push_single_cold(item, Some(wait));
+        }
+        self.push_slow(item, wait)
+    }
+
+    /// A single-producer one-item push past the fast path: the claim out of line on a copy of
+    /// the private state ([`claim_single_cold`](Self::claim_single_cold)), the store and the publish inline. No call
+    /// gets the handle's address, so in a loop of pushes on a handle the loop owns, the
+    /// compiler can keep the claim state in registers (as `for x in reader` does for the
+    /// reader's cursor, `reader_iter.rs`).
+    ///
+    /// If the claim unwinds (a panicking wait strategy), the handle keeps its state from
+    /// before the call, which is still right: a single-producer claim changes nothing shared
+    /// but the readers' cached minimum (which is shared and stays valid), the old limit is a
+    /// lower bound of the new one, `next` has not moved (nothing was published), and the fast
+    /// path only fails with no cached room or a close seen, so the next push comes back here.
+    #[inline(always)]
+    fn push_single_cold(
+        &mut self,
+        item: S::Item,
+        wait: Option<impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool>,
+    ) -> Result<(), PushError<S::Item>> {
+        let (local, claimed) = Self::claim_single_cold(&self.ring, self.local, wait);
+        self.local = local;
+        match claimed {
+            Ok(start) => {
+                self.write_one(start, item);
+                Ok(())
+            }
+            Err(e) => Err(PushError::from_reserve(e, item)),
+        }
     }
 
     /// [`try_push`](Self::try_push) past the fast path: the claim's slow path (rescan, close,
@@ -385,8 +429,17 @@ where
         n: usize,
         wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
     ) -> Result<usize, ReserveError> {
-        let ring = &*self.ring;
-        let local = &mut self.local;
+        Self::claim_waiting_in(&self.ring, &mut self.local, n, wait)
+    }
+
+    /// [`claim_waiting_cold`](Self::claim_waiting_cold) on a ring and a private claim state.
+    #[inline(always)]
+    pub(crate) fn claim_waiting_in(
+        ring: &Ring<S, P, W, N>,
+        local: &mut SpLocal,
+        n: usize,
+        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+    ) -> Result<usize, ReserveError> {
         // Once more before waiting (cheap here, out of line), so the outcome never depends on
         // a strategy calling `ready()` before it returns.
         let mut outcome = Self::claim_in(ring, local, n);
@@ -401,6 +454,22 @@ where
             return Err(ReserveError::TimedOut);
         }
         outcome
+    }
+
+    /// The one-item claim of [`push_single_cold`](Self::push_single_cold), out of line: on
+    /// `local` by value, returned with the outcome; waits through `wait` while full, if given.
+    #[cold]
+    #[inline(never)]
+    fn claim_single_cold(
+        ring: &Ring<S, P, W, N>,
+        mut local: SpLocal,
+        wait: Option<impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool>,
+    ) -> (SpLocal, Result<usize, ReserveError>) {
+        let claimed = match wait {
+            Some(wait) => Self::claim_waiting_in(ring, &mut local, 1, wait),
+            None => Self::claim_in(ring, &mut local, 1),
+        };
+        (local, claimed)
     }
 
     /// Stores `item` in the claimed slot at `start` and publishes it.

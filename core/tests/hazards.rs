@@ -404,3 +404,41 @@ fn a_notify_panicking_after_a_publish_leaves_the_writer_in_step() {
         run!(ring, |w, round| (round >= clone_after).then(|| w.clone()));
     }
 }
+
+/// A blocking push whose wait strategy panics while the ring is full: the single-producer
+/// push claims out of line on a copy of the writer's claim state (so a loop of pushes keeps
+/// it in registers); the unwound copy is lost, and the writer must still be in step: the
+/// retry after a read lands in the freed slot, every item arrives once and in order, and a
+/// full ring stays full.
+#[test]
+fn a_wait_strategy_panicking_in_a_full_push_leaves_the_writer_in_step() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let mut memory = [0u32; 3];
+    let ring = spanring_core::Ring::builder(SliceStorage::new(&mut memory))
+        .wait::<CheckOnceThenPanic>()
+        .build()
+        .unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    let mut next = 0u32;
+    let mut expect = 0u32;
+    for round in 0..8 {
+        while w.try_push(next).is_ok() {
+            next += 1;
+        }
+        // Full: the waiting push checks once, then its strategy panics.
+        assert!(catch_unwind(AssertUnwindSafe(|| w.push(next))).is_err());
+        assert_eq!(w.try_push(next), Err(spanring_core::PushError::Full(next)));
+        // One read frees one slot: exactly one more push fits, and the order holds.
+        assert_eq!(r.try_pop(), Ok(expect), "round {round}");
+        expect += 1;
+        w.push(next).unwrap();
+        next += 1;
+        assert_eq!(w.try_push(next), Err(spanring_core::PushError::Full(next)));
+        while let Ok(x) = r.try_pop() {
+            assert_eq!(x, expect, "round {round}");
+            expect += 1;
+        }
+        assert_eq!(expect, next, "round {round}");
+    }
+}
