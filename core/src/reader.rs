@@ -87,16 +87,20 @@ where
             m.walk_hint(&ring.layout, &ring.published);
         }
         let slot = ring.readers.attach(ring.published.as_atomic())?;
+        let cursor = ring.readers.cursor(slot);
+        let reader = Self {
+            ring,
+            pos: ReadPos::new(slot, cursor),
+        };
         // A writer whose rescan of the readers overlapped this attach (and every retry of it)
         // kept its old minimum and may be waiting for space it actually has; nothing else
         // would wake it if every reader is now waiting for data. Found as a hang by
         // std-ext/tests/subscriber.rs (clients attaching in a loop, writer in `push`).
-        ring.space.notify_all();
-        let cursor = ring.readers.cursor(slot);
-        Ok(Self {
-            ring,
-            pos: ReadPos::new(slot, cursor),
-        })
+        // After the handle exists: if the wait strategy's `notify_all` panics, unwinding drops
+        // the handle, which detaches it, instead of leaking a registry slot that would hold
+        // every writer back for good.
+        reader.ring.space.notify_all();
+        Ok(reader)
     }
 
     /// The ring.

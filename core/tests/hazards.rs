@@ -442,3 +442,24 @@ fn a_wait_strategy_panicking_in_a_full_push_leaves_the_writer_in_step() {
         assert_eq!(expect, next, "round {round}");
     }
 }
+
+/// A reader whose attach ends in a panicking `notify_all` (the attach wakes writers waiting
+/// for space): the unwinding must detach it, or its registry slot would hold every writer back
+/// for good.
+#[test]
+fn a_notify_panicking_in_a_readers_attach_leaks_no_reader() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let mut memory = [0u32; 2];
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .wait::<NotifyPanicsWhenArmed>()
+        .build()
+        .unwrap();
+    let mut w = ring.writer().unwrap();
+    NOTIFY_ARMED.with(|a| a.set(true));
+    assert!(catch_unwind(AssertUnwindSafe(|| ring.reader().map(drop))).is_err());
+    assert!(!NOTIFY_ARMED.with(|a| a.get()), "notify_all was not called");
+    // No reader is attached: the writer is never held back.
+    for x in 0..10 {
+        assert_eq!(w.try_push(x), Ok(()), "push {x}");
+    }
+}
