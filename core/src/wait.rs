@@ -17,6 +17,12 @@ use core::time::Duration;
 /// the store that makes the condition true, so either the waiter's final check sees the
 /// store, or the notifier sees the registration.
 ///
+/// Panics: a strategy may panic (in `wait_until` or `notify_all`); the ring stays sound and
+/// every handle stays in step (the `hazards` tests panic in each). One case costs liveness:
+/// `wait_until` should return as soon as `ready()` returned `true`, because on a
+/// multi-producer ring that call has claimed slots, and a panic after it leaves them claimed
+/// and never published: readers stop there for good.
+///
 /// ```
 /// use spanring_core::{BusySpin, WaitStrategy};
 /// let mut tries = 0;
