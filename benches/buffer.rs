@@ -130,6 +130,7 @@ impl Config {
             touch,
             batch_reads: false,
             pop_loop: false,
+            paced: false,
             deadline: self.deadline,
         }
     }
@@ -292,6 +293,8 @@ struct Ref {
     batch: bool,
     /// Readers call `pop` in a loop instead of iterating the reader (`Scenario::pop_loop`).
     pop_loop: bool,
+    /// Readers pace their reads (`Scenario::paced`).
+    paced: bool,
 }
 
 impl Ref {
@@ -305,6 +308,7 @@ impl Ref {
             chunk: 1,
             batch,
             pop_loop: false,
+            paced: false,
         }
     }
 
@@ -312,6 +316,14 @@ impl Ref {
     fn with_pop_loop(self) -> Self {
         Self {
             pop_loop: true,
+            ..self
+        }
+    }
+
+    /// The same row with paced readers (`Pacing::new(16, 32)`).
+    fn with_pacing(self) -> Self {
+        Self {
+            paced: true,
             ..self
         }
     }
@@ -326,6 +338,7 @@ impl Ref {
             chunk: 1024,
             batch: false,
             pop_loop: false,
+            paced: false,
         }
     }
 
@@ -559,6 +572,7 @@ fn paired_targets(cfg: &Config) -> Vec<Target> {
         let mut ours = cfg.scenario(r.producers, r.consumers, r.chunk, Touch::Verify);
         ours.batch_reads = r.batch;
         ours.pop_loop = r.pop_loop;
+        ours.paced = r.paced;
         let theirs = cfg.scenario(r.producers, r.consumers, r.chunk, Touch::None);
         let cap = gr4_capacity(r.chunk, r.consumers);
         let peer_slots = if pow2 { cap.next_power_of_two() } else { cap };
@@ -635,6 +649,24 @@ fn paired_targets(cfg: &Config) -> Vec<Target> {
         (peers::rtrb_batch as PeerFn, false),
         1.2,
     );
+    // Orientation, not a target: readers with `Pacing::new(16, 32)` (core/src/pacing.rs), an
+    // opt-in that trades latency for throughput; the target rows keep the default readers.
+    vs(
+        0,
+        "SP item at a time, paced reader, vs rtrb push/pop",
+        sp.with_pacing(),
+        (peers::rtrb as PeerFn, false),
+        1.2,
+    );
+    for c in [2, 4] {
+        vs(
+            0,
+            &format!("broadcast 1P→{c}C item reads, paced readers, vs disruptor"),
+            Ref::item(false, 1, c, false).with_pacing(),
+            (peers::disruptor as PeerFn, true),
+            1.2,
+        );
+    }
     for c in [2, 4] {
         vs(
             13,

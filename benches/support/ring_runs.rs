@@ -17,8 +17,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use spanring::{
-    ClaimMode, MultiProducer, ReadError, Reader, Ring, SingleProducer, Storage, WaitStrategy,
-    Writer,
+    ClaimMode, MultiProducer, Pacing, ReadError, Reader, Ring, SingleProducer, Storage,
+    WaitStrategy, Writer,
 };
 
 use super::check::{item, Checker};
@@ -55,6 +55,8 @@ pub struct Scenario {
     /// At chunk 1 with items checked, readers call `pop` in a loop instead of iterating the
     /// reader (`for x in reader`, the form the item rows use).
     pub pop_loop: bool,
+    /// Readers pace their blocking reads ([`Pacing`]`::new(16, 32)`): orientation rows only.
+    pub paced: bool,
     /// A repetition longer than this is cut short.
     pub deadline: Duration,
 }
@@ -247,6 +249,9 @@ where
     P: ClaimMode,
     W: WaitStrategy,
 {
+    if sc.paced {
+        r.set_pacing(Pacing::new(16, 32));
+    }
     let total = sc.total();
     let mut got = 0;
     let mut check = Checker::default();

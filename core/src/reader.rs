@@ -8,7 +8,7 @@ use crate::error::{AttachError, ReadError};
 use crate::readers::ReadPos;
 use crate::ring::RingCore;
 use crate::sync::Ordering;
-use crate::{ReadSpan, Ring, RingRef, Storage, WaitStrategy, WaitTimeout};
+use crate::{Pacing, ReadSpan, Ring, RingRef, Storage, WaitStrategy, WaitTimeout};
 
 /// A reader attached to a [`Ring`]. Readers are independent: each sees every item published
 /// after it attached and consumes at its own pace; writers wait for the slowest attached
@@ -55,6 +55,8 @@ where
 {
     pub(crate) ring: R,
     pub(crate) pos: ReadPos,
+    /// Off unless [`set_pacing`](Self::set_pacing) said otherwise.
+    pace: Pacing,
 }
 
 /// What a poll found: items to show, and whether a hole (not the published cursor) cut it.
@@ -91,6 +93,7 @@ where
         let reader = Self {
             ring,
             pos: ReadPos::new(slot, cursor),
+            pace: Pacing::OFF,
         };
         // A writer whose rescan of the readers overlapped this attach (and every retry of it)
         // kept its old minimum and may be waiting for space it actually has; nothing else
@@ -106,6 +109,30 @@ where
     /// The ring.
     pub fn ring(&self) -> &Ring<S, P, W, N> {
         &self.ring
+    }
+
+    /// Lets this reader's blocking reads trade a little latency for throughput when it keeps
+    /// up with its writers ([`Pacing`] says how and what it costs). Off by default.
+    ///
+    /// ```
+    /// use spanring_core::{Pacing, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// assert_eq!(r.pacing(), Pacing::OFF);
+    /// r.set_pacing(Pacing::new(16, 32));
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_push(1).unwrap();
+    /// drop(w);
+    /// assert_eq!(r.into_iter().collect::<Vec<_>>(), [1]);
+    /// ```
+    pub fn set_pacing(&mut self, pacing: Pacing) {
+        self.pace = pacing;
+    }
+
+    /// This reader's [`Pacing`].
+    pub fn pacing(&self) -> Pacing {
+        self.pace
     }
 
     /// The cursor of the next item this reader will see.
@@ -270,7 +297,7 @@ where
         if let Some(item) = self.pop_ready() {
             return Ok(item);
         }
-        let (pos, outcome) = pop_cold(&self.ring, self.pos, |w, ready| {
+        let (pos, outcome) = pop_cold(&self.ring, self.pos, self.pace, |w, ready| {
             w.wait_until(ready);
             true
         });
@@ -484,7 +511,7 @@ where
         // The position goes out by value and comes back: no call made here gets a pointer
         // to this handle, so in a caller's loop of `pop`s the compiler can keep the cursor
         // and the ready count in registers instead of storing and reloading them per item.
-        let (pos, outcome) = wait_for_cold(&self.ring, self.pos, want, max, wait);
+        let (pos, outcome) = wait_for_cold(&self.ring, self.pos, self.pace, want, max, wait);
         self.pos = pos;
         outcome
     }
@@ -497,6 +524,7 @@ where
 fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     mut pos: ReadPos,
+    pace: Pacing,
     want: usize,
     max: usize,
     wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
@@ -507,6 +535,12 @@ fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     }
     let want = want.min(max).max(1);
     let mut outcome = poll_at_least(ring, &mut pos, want, max);
+    if outcome.is_ok() && pace.applies(pos.ready(&ring.layout)) {
+        // Found a few: let the writers get ahead, then look once more (`Pacing`). The second
+        // poll only extends what is known; what the first found stays found.
+        pace.spin();
+        outcome = poll_at_least(ring, &mut pos, want, max);
+    }
     if matches!(outcome, Err(ReadError::Empty)) {
         let ready = wait(&ring.data, &mut || {
             outcome = poll_at_least(ring, &mut pos, want, max);
@@ -527,12 +561,13 @@ fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
 fn pop_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     pos: ReadPos,
+    pace: Pacing,
     wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
 ) -> (ReadPos, Result<S::Item, ReadError>)
 where
     S::Item: Clone,
 {
-    let (mut pos, outcome) = wait_for_cold(ring, pos, 1, 1, wait);
+    let (mut pos, outcome) = wait_for_cold(ring, pos, pace, 1, 1, wait);
     match outcome {
         Ok(n) => {
             debug_assert!(n >= 1, "a blocking one-item wait returned nothing");

@@ -129,6 +129,28 @@ where
         self.reader.cursor()
     }
 
+    /// Lets this reader's blocking reads trade a little latency for throughput
+    /// ([`Reader::set_pacing`], [`Pacing`](spanring_core::Pacing)). Readers made from this one
+    /// (`subscribe`, a `Subscriber`) start unpaced.
+    ///
+    /// ```
+    /// use spanring_std::core_api::Pacing;
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// r.set_pacing(Pacing::new(16, 32));
+    /// assert_eq!(r.pacing(), Pacing::new(16, 32));
+    /// w.try_push(1)?;
+    /// assert_eq!(r.pop()?, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn set_pacing(&mut self, pacing: spanring_core::Pacing) {
+        self.reader.set_pacing(pacing);
+    }
+
+    /// This reader's pacing ([`Reader::pacing`]).
+    pub fn pacing(&self) -> spanring_core::Pacing {
+        self.reader.pacing()
+    }
+
     /// Published items not yet consumed by this reader ([`Reader::available`]; a snapshot
     /// through `&self`).
     ///
