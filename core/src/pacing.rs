@@ -13,11 +13,12 @@
 ///
 /// The cost is latency: an item found while the reader keeps up is returned up to `spins`
 /// hints later (on x86 a hint is 10–140 cycles, depending on the CPU). Off by default
-/// ([`Pacing::OFF`]); `try_*` reads and async reads never pace. Measured on the 2-core test
-/// machine, one thread per core, 2026-12-07: `Pacing::new(16, 32)` on the reader took a
-/// one-item loop from 1.09× rtrb's to 1.45–1.90× and broadcast 1 → 2 item reads from 0.91× to
-/// 1.29–1.32× disruptor's (README, "Where it stands"); with both threads on one core pacing
-/// only costs (the writer cannot run while the reader spins).
+/// ([`Pacing::OFF`]); `try_*` reads and async reads never pace. Measured with the buffer
+/// bench's orientation rows on the 2-core test machine (2026-12-07, 11 interleaved pairs):
+/// with one thread per core, `Pacing::new(16, 32)` took the one-item loop from 0.87× rtrb's to
+/// 1.53× and broadcast 1 → 2 item reads from 0.87× to 1.36× disruptor's (1 → 4: 0.78× →
+/// 0.99×); with every thread on one core it changed nothing (1.84× against 1.87×), since a
+/// reader there finds the writer's whole time slice at once.
 ///
 /// ```
 /// use spanring_core::{Pacing, Ring, SliceStorage};
