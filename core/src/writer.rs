@@ -264,10 +264,10 @@ where
     }
 
     /// A single-producer one-item push past the fast path: the claim out of line on a copy of
-    /// the private state ([`claim_single_cold`](Self::claim_single_cold)), the store and the publish inline. No call
-    /// gets the handle's address, so in a loop of pushes on a handle the loop owns, the
-    /// compiler can keep the claim state in registers (as `for x in reader` does for the
-    /// reader's cursor, `reader_iter.rs`).
+    /// the private state ([`claim_single_cold`](Self::claim_single_cold)), the store and the
+    /// publish inline. No call gets the handle's address, so in a loop of pushes on a handle
+    /// the loop owns, the compiler can keep the claim state in registers (as `for x in reader`
+    /// does for the reader's cursor, `reader_iter.rs`).
     ///
     /// If the claim unwinds (a panicking wait strategy), the handle keeps its state from
     /// before the call, which is still right: a single-producer claim changes nothing shared
