@@ -2,22 +2,11 @@
 //! only waits before a second look, and never loses or reorders what the first look found.
 
 use spanring_core::sync::AtomicUsize;
-use spanring_core::{Pacing, ReadError, Ring, SliceStorage, WaitStrategy};
+use spanring_core::{Pacing, ReadError, Ring, SliceStorage};
 
-const ITEMS: u32 = if cfg!(miri) { 60 } else { 20_000 };
+mod support;
 
-/// Spin-then-yield, local to the test (as in `threaded.rs`).
-#[derive(Default)]
-struct Yield;
-
-impl WaitStrategy for Yield {
-    fn wait_until(&self, ready: &mut dyn FnMut() -> bool) {
-        while !ready() {
-            std::thread::yield_now();
-        }
-    }
-    fn notify_all(&self) {}
-}
+use support::{Yield, ITEMS};
 
 const PACINGS: [Pacing; 4] = [
     Pacing::OFF,

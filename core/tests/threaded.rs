@@ -5,26 +5,13 @@
 use core::ops::Deref;
 
 use spanring_core::sync::AtomicUsize;
-use spanring_core::WaitStrategy;
 use spanring_core::{
     multi_words, ClaimMode, MultiProducer, ReadError, Reader, Ring, SliceStorage, Storage, Writer,
 };
 
-const ITEMS: u32 = if cfg!(miri) { 60 } else { 20_000 };
+mod support;
 
-/// Spin-then-yield, local to the test (core has no thread to yield to; std-ext has
-/// `YieldWait`): the machines running this have few cores, and the test has more threads.
-#[derive(Default)]
-struct Yield;
-
-impl WaitStrategy for Yield {
-    fn wait_until(&self, ready: &mut dyn FnMut() -> bool) {
-        while !ready() {
-            std::thread::yield_now();
-        }
-    }
-    fn notify_all(&self) {}
-}
+use support::{Yield, ITEMS};
 
 /// Reads until the ring closes; every producer's items arrive once each, in order.
 fn read_all<R, S, P>(reader: &mut Reader<R>, producers: usize)
