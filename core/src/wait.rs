@@ -17,11 +17,15 @@ use core::time::Duration;
 /// the store that makes the condition true, so either the waiter's final check sees the
 /// store, or the notifier sees the registration.
 ///
-/// Panics: a strategy may panic (in `wait_until` or `notify_all`); the ring stays sound and
-/// every handle stays in step (the `hazards` tests panic in each). One case costs liveness:
-/// `wait_until` should return as soon as `ready()` returned `true`, because on a
-/// multi-producer ring that call has claimed slots, and a panic after it leaves them claimed
-/// and never published: readers stop there for good.
+/// `wait_until` should return as soon as `ready()` returned `true`: on a writer's wait that
+/// call has claimed slots. A strategy that does not is still safe: calling `ready()` again
+/// after `true` claims nothing more, and a timeout reported after `true` still returns the
+/// claim.
+///
+/// Panics: a strategy may panic (in `wait_until` or `notify_all`); the ring stays sound, every
+/// handle stays in step, and nothing claimed stays unpublished: a claim `ready()` made before
+/// the panic is published as nothing while unwinding (given back, or skipped behind a later
+/// claim), so readers never stop at it. The `hazards` tests panic at each point.
 ///
 /// ```
 /// use spanring_core::{BusySpin, WaitStrategy};

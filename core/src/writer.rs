@@ -446,10 +446,26 @@ where
         if !matches!(outcome, Err(ReserveError::Full { .. })) {
             return outcome;
         }
+        // The claim `ready()` makes is held by a guard until `wait` returns: a strategy that
+        // panics after `ready()` returned `true` unwinds through it, and on a multi-producer
+        // ring a claim dropped unpublished would stop every reader there for good. The guard
+        // publishes nothing of it instead (gives it back, or skips it behind a later claim).
+        // A strategy that calls `ready()` again after `true` claims nothing more, and one that
+        // reports a timeout after `true` still gets its claim: no claim is ever lost.
+        let mut held: Option<PublishNoneOnUnwind<'_, S, P, W, N>> = None;
         let ready = wait(&ring.space, &mut || {
-            outcome = Self::claim_in(ring, local, n);
-            !matches!(outcome, Err(ReserveError::Full { .. }))
+            if held.is_some() || !matches!(outcome, Err(ReserveError::Full { .. })) {
+                return true;
+            }
+            match Self::claim_in(ring, local, n) {
+                Ok(start) => held = Some(PublishNoneOnUnwind::new(ring, start, n)),
+                failed => outcome = failed,
+            }
+            held.is_some() || !matches!(outcome, Err(ReserveError::Full { .. }))
         });
+        if let Some(guard) = held {
+            return Ok(guard.disarm());
+        }
         if !ready {
             return Err(ReserveError::TimedOut);
         }
@@ -524,14 +540,14 @@ where
         let Some(m) = ring.producer.multi() else {
             return; // unreachable: only called on a multi-producer ring
         };
-        let guard = PublishNoneOnUnwind { ring, start };
+        let guard = PublishNoneOnUnwind::new(ring, start, 1);
         // The claim CAS gave this writer the slot at `start` exclusively: not published, so
         // no reader looks at it, and the claim cursor moved past it, so no other writer claims
         // it.
         // SAFETY: exclusive (above); the slot holds an initialised item (Storage contract),
         // which the assignment drops.
         unsafe { *ring.slot(start) = item };
-        core::mem::forget(guard);
+        guard.disarm();
         m.publish_one(&ring.layout, start);
         ring.after_shared_publish();
     }
@@ -574,13 +590,13 @@ where
     #[inline(always)]
     fn write_one_multi(&mut self, start: usize, item: S::Item) {
         let ring = &*self.ring;
-        let guard = PublishNoneOnUnwind { ring, start };
+        let guard = PublishNoneOnUnwind::new(ring, start, 1);
         // The claim gave this writer the slot at `start` exclusively: not published, so no
         // reader looks at it, and the claim cursor moved past it, so no other writer claims it.
         // SAFETY: exclusive (above); the slot holds an initialised item (Storage contract),
         // which the assignment drops.
         unsafe { *ring.slot(start) = item };
-        core::mem::forget(guard);
+        guard.disarm();
         // The claim came from the cache (then `1 ≤ room`) or from the CAS (then `room` is not
         // used until the cache is taken again, which resets it): `finish_span` saturates.
         ring.finish_span(start, 1, 1, &mut self.local, crate::ring::INTERNAL);
@@ -600,13 +616,13 @@ where
         let Some(m) = ring.producer.multi() else {
             return; // unreachable: `P::MULTI`
         };
-        let guard = PublishNoneOnUnwind { ring, start };
+        let guard = PublishNoneOnUnwind::new(ring, start, 1);
         // The cache granted this writer the slot at `start` exclusively: not published, so no
         // reader looks at it, and no other writer exists while the cache is held.
         // SAFETY: exclusive (above); the slot holds an initialised item (Storage contract),
         // which the assignment drops.
         unsafe { *ring.slot(start) = item };
-        core::mem::forget(guard);
+        guard.disarm();
         m.publish_sole_one(&ring.layout, start);
         // Before `notify_all`, which may panic (as in `write_one_fast`).
         self.local.room -= 1; // the fast claim checked `1 ≤ room`
@@ -933,18 +949,47 @@ where
     }
 }
 
-/// Publishes nothing of a claimed one-item slot if dropped, which happens only while
-/// unwinding (dropping the slot's old item panicked): the claim is given back or skipped, as
-/// a span's drop would. For items whose drop cannot panic it compiles away.
+/// Publishes nothing of a multi-producer claim of `reserved` slots at `start` if dropped,
+/// which happens only while unwinding: dropping a one-item slot's old item panicked, or a wait
+/// strategy panicked after its `ready()` made the claim. The claim is given back or skipped,
+/// as a span's drop would; readers never stop at it. Normal paths [`disarm`](Self::disarm)
+/// it. On a single-producer ring it does nothing (a claim changed nothing shared: the slots
+/// are simply claimed again), and for items whose drop cannot panic it compiles away.
 struct PublishNoneOnUnwind<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
     ring: &'a Ring<S, P, W, N>,
     start: usize,
+    reserved: usize,
+}
+
+impl<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>
+    PublishNoneOnUnwind<'a, S, P, W, N>
+{
+    #[inline(always)]
+    fn new(ring: &'a Ring<S, P, W, N>, start: usize, reserved: usize) -> Self {
+        Self {
+            ring,
+            start,
+            reserved,
+        }
+    }
+
+    /// The claim is in good hands (stored and about to be published, or returned to the
+    /// caller): forget the guard, returning the claim's start.
+    #[inline(always)]
+    fn disarm(self) -> usize {
+        let start = self.start;
+        core::mem::forget(self);
+        start
+    }
 }
 
 impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
     for PublishNoneOnUnwind<'_, S, P, W, N>
 {
     fn drop(&mut self) {
+        if !P::MULTI {
+            return;
+        }
         // Publishing none changes no private claim state (the cursor stays at `start`, `room`
         // loses nothing): a scratch copy will do.
         let mut unchanged = SpLocal {
@@ -955,7 +1000,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
         crate::ring::RingCore::finish_span(
             self.ring,
             self.start,
-            1,
+            self.reserved,
             0,
             &mut unchanged,
             crate::ring::INTERNAL,

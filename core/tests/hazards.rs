@@ -463,3 +463,133 @@ fn a_notify_panicking_in_a_readers_attach_leaks_no_reader() {
         assert_eq!(w.try_push(x), Ok(()), "push {x}");
     }
 }
+
+/// Set by [`PanicAfterReady`] when it starts waiting.
+static WAITING: spanring_core::sync::AtomicBool = spanring_core::sync::AtomicBool::new(false);
+
+/// A wait strategy that waits until `ready()` returns `true` and then panics, before it
+/// returns: on a multi-producer ring that `ready()` has claimed slots.
+#[derive(Default)]
+struct PanicAfterReady;
+
+impl spanring_core::WaitStrategy for PanicAfterReady {
+    fn wait_until(&self, ready: &mut dyn FnMut() -> bool) {
+        WAITING.store(true, spanring_core::sync::Ordering::Release);
+        while !ready() {
+            spanring_core::sync::spin_loop();
+        }
+        panic!("wait strategy panicked after ready() returned true");
+    }
+    fn notify_all(&self) {}
+}
+
+/// A blocking push on a full multi-producer ring (two writers: the shared CAS) whose wait
+/// strategy panics after its `ready()` claimed the slot a read freed. The claim must be
+/// published as nothing while unwinding: left claimed, every reader would stop at it for
+/// good, behind items the other writer publishes later. Fails before the claim guard of
+/// `Writer::claim_waiting_in` (the reader finds nothing after 1, 2, 3).
+#[test]
+fn a_wait_strategy_panicking_after_its_claim_stops_no_reader() {
+    use spanring_core::sync::Ordering::Acquire;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let mut memory = [0u32; 4];
+    let mut words: [AtomicUsize; 4] = Default::default();
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .wait::<PanicAfterReady>()
+        .multi_producer(&mut words[..])
+        .build()
+        .unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut a = ring.writer().unwrap();
+    let mut b = a.clone();
+    for x in 0..4 {
+        a.try_push(x).unwrap();
+    }
+    std::thread::scope(|s| {
+        let blocked = s.spawn(|| catch_unwind(AssertUnwindSafe(|| b.push(100))).is_err());
+        // The push found the ring full and waits: free one slot for its `ready()` to claim.
+        while !WAITING.load(Acquire) {
+            spanring_core::sync::spin_loop();
+        }
+        assert_eq!(r.try_pop(), Ok(0));
+        assert!(blocked.join().unwrap(), "the push did not panic");
+    });
+    for x in [1, 2, 3] {
+        assert_eq!(r.try_pop(), Ok(x));
+    }
+    for x in [4, 5] {
+        a.try_push(x).unwrap();
+    }
+    assert_eq!(
+        r.try_pop(),
+        Ok(4),
+        "the reader stopped at the panicked claim"
+    );
+    assert_eq!(r.try_pop(), Ok(5));
+    assert_eq!(r.try_pop(), Err(ReadError::Empty));
+}
+
+/// Set by [`TimesOutAfterReady`] when it starts waiting.
+static WAITING_FOR_TIMEOUT: spanring_core::sync::AtomicBool =
+    spanring_core::sync::AtomicBool::new(false);
+
+/// A timed strategy that breaks both rules of a good one: once `ready()` returned `true` it
+/// calls `ready()` again, then reports a timeout.
+#[derive(Default)]
+struct TimesOutAfterReady;
+
+impl spanring_core::WaitStrategy for TimesOutAfterReady {
+    fn wait_until(&self, ready: &mut dyn FnMut() -> bool) {
+        while !ready() {}
+    }
+    fn notify_all(&self) {}
+}
+
+impl spanring_core::WaitTimeout for TimesOutAfterReady {
+    fn wait_until_timeout(&self, ready: &mut dyn FnMut() -> bool, _: core::time::Duration) -> bool {
+        WAITING_FOR_TIMEOUT.store(true, spanring_core::sync::Ordering::Release);
+        while !ready() {
+            spanring_core::sync::spin_loop();
+        }
+        ready();
+        false
+    }
+}
+
+/// A timed push whose strategy asks `ready()` again after it returned `true` and then reports
+/// a timeout: the claim the first `true` made is the push's (no second claim, none lost), so
+/// the push succeeds and the reader sees its item in order, then the other writer's. Before
+/// the claim guard of `Writer::claim_waiting_in` the push reported `TimedOut` and left its
+/// claim unpublished: the reader stopped after 3.
+#[test]
+fn a_claim_made_by_ready_is_never_lost() {
+    use spanring_core::sync::Ordering::Acquire;
+    use std::time::Duration;
+    let mut memory = [0u32; 4];
+    let mut words: [AtomicUsize; 4] = Default::default();
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .wait::<TimesOutAfterReady>()
+        .multi_producer(&mut words[..])
+        .build()
+        .unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut a = ring.writer().unwrap();
+    let mut b = a.clone();
+    for x in 0..4 {
+        a.try_push(x).unwrap();
+    }
+    std::thread::scope(|s| {
+        let blocked = s.spawn(|| b.push_timeout(100, Duration::from_secs(1)));
+        while !WAITING_FOR_TIMEOUT.load(Acquire) {
+            spanring_core::sync::spin_loop();
+        }
+        assert_eq!(r.try_pop(), Ok(0));
+        assert_eq!(blocked.join().unwrap(), Ok(()));
+    });
+    for x in [1, 2, 3, 100] {
+        assert_eq!(r.try_pop(), Ok(x));
+    }
+    a.try_push(4).unwrap();
+    assert_eq!(r.try_pop(), Ok(4), "the reader stopped at a lost claim");
+    assert_eq!(r.try_pop(), Err(ReadError::Empty));
+}
