@@ -181,7 +181,7 @@
 //! between writers plus the store-buffer drain), 1.46× disruptor MP.
 //!
 //! 7. (2026-12-07) The single-producer one-item push claims out of line on a copy of
-//!    [`SpLocal`] and gets it back with the claim (`Writer::push_single_cold`), so no call in
+//!    [`SpLocal`] and gets it back with the claim (`Writer::push_cold_on_copy`), so no call in
 //!    a push loop gets the handle's address. That alone changed little (tried 2026-12-06,
 //!    below): a handle that is a by-value argument or a closure capture lives behind a
 //!    pointer the compiler cannot prove thread-private, so the loop still stored `next` and
@@ -490,6 +490,21 @@ impl<B: crate::RecordWords> MultiProducer<B> {
         }
     }
 
+    /// The record word of the slot at the stream position `at`, without a bounds check (the
+    /// one-item publish stores here every item).
+    #[inline(always)]
+    fn word(&self, layout: &Layout, at: usize) -> &AtomicUsize {
+        let words = self.records.as_ref();
+        let i = layout.index(at);
+        debug_assert!(i < layout.capacity() && layout.capacity() <= words.len());
+        // SAFETY: a cursor's index is below the capacity (the lap encoding of `Layout` never
+        // produces another; `Ring::slot` relies on the same), and the words are at least
+        // `capacity`: `new` slices `[..capacity]` before anything else (`checked` tests the
+        // length first), and the inline constructor passes `N` words for `N` slots.
+        // `RecordWords` promises the same slice on every call.
+        unsafe { words.get_unchecked(i) }
+    }
+
     /// The record word for a span at `head` (before the flags).
     #[inline(always)]
     fn expected(&self, head: usize) -> usize {
@@ -510,7 +525,7 @@ impl<B: crate::RecordWords> MultiProducer<B> {
             self.expected(head) | ((len - 1) << 2) | if skipped { SKIP } else { 0 } | VALID;
         // Release: the span's slot writes (and the scrubs before it) happen before any reader
         // or walker that acquires this record.
-        self.records.as_ref()[layout.index(head)].store(record, Ordering::Release);
+        self.word(layout, head).store(record, Ordering::Release);
     }
 
     /// Whether the span `[head, head + len)` has interior words in a scrub lap (its slots lie
@@ -621,7 +636,7 @@ impl<B: crate::RecordWords> MultiClaim for MultiProducer<B> {
         let record = self.expected(start) | VALID;
         // Release: the slot write happens before any reader or walker that acquires this
         // record (as in `write_record`).
-        self.records.as_ref()[layout.index(start)].store(record, Ordering::Release);
+        self.word(layout, start).store(record, Ordering::Release);
     }
 
     #[inline(always)]
@@ -682,7 +697,7 @@ impl<B: crate::RecordWords> MultiClaim for MultiProducer<B> {
     fn record(&self, layout: &Layout, at: usize) -> Option<(usize, bool)> {
         // Acquire: pairs with the Release record store; the span's data (and the scrubs before
         // it) are visible once we accept the record.
-        let w = self.records.as_ref()[layout.index(at)].load(Ordering::Acquire);
+        let w = self.word(layout, at).load(Ordering::Acquire);
         if (w ^ (self.expected(at) | VALID)) & self.check != 0 {
             return None; // not this lap's record: unpublished (or never claimed yet)
         }
@@ -752,8 +767,10 @@ pub struct SpLocal {
     /// The cursor the writer may claim up to: a known lower bound of every reader cursor plus
     /// one capacity. Only ever an under-estimate of the real limit.
     pub(crate) limit: usize,
-    /// Single-producer only: the next cursor to claim (the published cursor, kept here so the
-    /// claim never loads the line readers poll).
+    /// The next cursor to claim: single-producer, the published cursor, kept here so the claim
+    /// never loads the line readers poll; the multi-producer cache holder, its claim cursor
+    /// (which only it moves), kept here so the fast claim loads nothing the last publish
+    /// stored. Unused by a multi-producer writer that claims by CAS (the cache resets it).
     pub(crate) next: usize,
     /// Slots free from the claim cursor up to `limit` (single-producer: from `next`; the
     /// multi-producer cache holder: from the shared claim cursor, reset to 0 when it takes the
@@ -762,6 +779,12 @@ pub struct SpLocal {
     /// stops short of the lap's last slot ([`fast_room`](Self::fast_room)), so a claim it
     /// grants never wraps and a one-item publish is `next + 1`.
     pub(crate) room: usize,
+    /// Multi-producer only: `limit` may be from an earlier time this writer held the
+    /// sole-writer cache, so the next claim from the cache must not trust it (it starts from
+    /// the claim cursor and rescans). Set when the cache is taken, and on the handle before a
+    /// one-item claim on a copy of this state (`Writer::push_cold_on_copy`), in case the claim
+    /// unwinds after taking the cache.
+    pub(crate) limit_unknown: bool,
 }
 
 impl SpLocal {

@@ -531,16 +531,18 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
         // `reserved ≤ room`), or from the CAS (then `room` is unused until the cache is taken
         // again, which resets it).
         local.room = local.room.saturating_sub(count);
+        // The claim cursor after the publish: a single-producer writer's next claim, and the
+        // sole multi-producer writer's copy of its claim cursor (the fast claim reads it); for
+        // a claim made by CAS it is unused until the cache is taken again, which resets it.
+        // count == 0: the claim cursor never moved, the slots are simply claimed again.
+        local.next = if count > 0 {
+            self.layout.advance(start, count)
+        } else {
+            start
+        };
         match self.producer.multi() {
             None => {
-                // count == 0: the claim cursor never moved, the slots are simply reused.
-                let next = if count > 0 {
-                    self.layout.advance(start, count)
-                } else {
-                    start
-                };
-                local.next = next;
-                self.publish_single(next, count > 0);
+                self.publish_single(local.next, count > 0);
                 return;
             }
             Some(m) => {

@@ -593,3 +593,49 @@ fn a_claim_made_by_ready_is_never_lost() {
     assert_eq!(r.try_pop(), Ok(4), "the reader stopped at a lost claim");
     assert_eq!(r.try_pop(), Err(ReadError::Empty));
 }
+
+/// The sole multi-producer writer's one-item push claims on a copy of its claim state
+/// (`Writer::push_cold_on_copy`). Here that claim takes the sole-writer cache anew (the
+/// writer's clone has gone) on a full ring, and the wait strategy panics: the handle keeps
+/// its state from before the call, from an earlier cache period (room left, an old claim
+/// cursor). It must not claim from it: a `try_push` on the full ring must fail, and the
+/// reader must see every item once, in order. Fails with the handle's mark in
+/// `push_cold_on_copy` removed (the push overwrites item 2 while the ring is full).
+#[test]
+fn a_push_unwinding_after_taking_the_cache_claims_nothing_stale() {
+    use spanring_core::PushError;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let mut memory = [0u32; 8];
+    let mut words: [AtomicUsize; 8] = Default::default();
+    let ring = Ring::builder(SliceStorage::new(&mut memory))
+        .wait::<CheckOnceThenPanic>()
+        .multi_producer(&mut words[..])
+        .build()
+        .unwrap();
+    let mut r = ring.reader().unwrap();
+    let mut a = ring.writer().unwrap();
+    for x in 0..2 {
+        a.try_push(x).unwrap(); // takes the cache: room left for more
+    }
+    let mut b = a.clone(); // ends the cache
+    for x in 2..8 {
+        b.try_push(x).unwrap();
+    }
+    drop(b); // one writer again: the next claim takes the cache anew
+    assert!(catch_unwind(AssertUnwindSafe(|| a.push(8))).is_err());
+    assert_eq!(
+        a.try_push(8),
+        Err(PushError::Full(8)),
+        "claimed on a full ring"
+    );
+    for x in 0..8 {
+        assert_eq!(r.try_pop(), Ok(x));
+    }
+    for x in 8..16 {
+        a.try_push(x).unwrap();
+    }
+    for x in 8..16 {
+        assert_eq!(r.try_pop(), Ok(x));
+    }
+    assert_eq!(r.try_pop(), Err(ReadError::Empty));
+}
