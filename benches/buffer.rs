@@ -280,6 +280,18 @@ fn matrix(cfg: &Config, table: &'static str, touch: Touch, rows: &mut Vec<Row>) 
     }
 }
 
+/// `YieldWait::with_spins(0)` as a type (the rings build their strategies with `Default`): a
+/// yield at every failed check, for the orientation rows that give both sides that policy.
+#[derive(Default)]
+struct YieldAtOnce;
+
+impl WaitStrategy for YieldAtOnce {
+    fn wait_until(&self, ready: &mut dyn FnMut() -> bool) {
+        YieldWait::with_spins(0).wait_until(ready);
+    }
+    fn notify_all(&self) {}
+}
+
 /// The spanring row a peer is compared with.
 #[derive(Clone, Copy)]
 struct Ref {
@@ -295,6 +307,8 @@ struct Ref {
     pop_loop: bool,
     /// Readers pace their reads (`Scenario::paced`).
     paced: bool,
+    /// Our ring waits with `YieldWait::with_spins(0)` ([`YieldAtOnce`]), not `YieldWait::new()`.
+    yield_at_once: bool,
 }
 
 impl Ref {
@@ -309,6 +323,7 @@ impl Ref {
             batch,
             pop_loop: false,
             paced: false,
+            yield_at_once: false,
         }
     }
 
@@ -316,6 +331,14 @@ impl Ref {
     fn with_pop_loop(self) -> Self {
         Self {
             pop_loop: true,
+            ..self
+        }
+    }
+
+    /// The same row with our ring yielding at every failed check ([`YieldAtOnce`]).
+    fn yielding_at_once(self) -> Self {
+        Self {
+            yield_at_once: true,
             ..self
         }
     }
@@ -339,6 +362,7 @@ impl Ref {
             batch: false,
             pop_loop: false,
             paced: false,
+            yield_at_once: false,
         }
     }
 
@@ -578,7 +602,20 @@ fn paired_targets(cfg: &Config) -> Vec<Target> {
         let peer_slots = if pow2 { cap.next_power_of_two() } else { cap };
         let p = Paired::measure(
             rounds,
-            || spanring_rep_sized::<YieldWait>(Memory::DoubleMapped, r.multi, &ours, peer_slots),
+            || match r.yield_at_once {
+                false => spanring_rep_sized::<YieldWait>(
+                    Memory::DoubleMapped,
+                    r.multi,
+                    &ours,
+                    peer_slots,
+                ),
+                true => spanring_rep_sized::<YieldAtOnce>(
+                    Memory::DoubleMapped,
+                    r.multi,
+                    &ours,
+                    peer_slots,
+                ),
+            },
             || peer(&theirs, cap),
         );
         t.push(Target {
@@ -682,6 +719,20 @@ fn paired_targets(cfg: &Config) -> Vec<Target> {
             (peers::disruptor as PeerFn, true),
             1.2,
         );
+    }
+    // Orientation, not targets: the broadcast rows with both sides yielding at every failed
+    // check (ours `YieldWait::with_spins(0)`, disruptor's handlers as they did until
+    // 2026-12-07), the other uniform waiting policy (`peers::YieldStrategy`).
+    for c in [2, 4] {
+        for (reads, batch) in [("item", false), ("batch", true)] {
+            vs(
+                0,
+                &format!("broadcast 1P→{c}C {reads} reads vs disruptor, both yield at once"),
+                Ref::item(false, 1, c, batch).yielding_at_once(),
+                (peers::disruptor_yield_at_once as PeerFn, true),
+                1.2,
+            );
+        }
     }
     let what = "MP used by one producer vs SP (1P→1C chunk 1)";
     if !wanted(what) {

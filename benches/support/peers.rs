@@ -28,7 +28,7 @@
 //!   managed by the crate) sees every event and takes every available event per wake-up
 //!   (batching); chunk 1024 = `try_batch_publish(1024)`, untouched. `disruptor` uses the
 //!   single-producer builder for P = 1, `disruptor MP` always the multi-producer one. The crate
-//!   ships only busy-spin wait strategies; we give its handlers a yielding one like ours.
+//!   ships only busy-spin wait strategies; we give its handlers ours (`YieldStrategy`).
 //! - `std::sync::mpsc::sync_channel` (P→1): chunk 1.
 
 use std::hint::black_box;
@@ -49,6 +49,20 @@ use super::stats::Rep;
 fn wait(mut ready: impl FnMut() -> bool) {
     if !ready() {
         YieldWait::new().wait_until(&mut ready);
+    }
+}
+
+/// As [`wait`], under the disruptor rows' policy: [`YieldStrategy::AT_ONCE`] yields at every
+/// failed check (`YieldWait::with_spins(0)`), so a producer waits as the handlers do.
+#[inline]
+fn wait_as(policy: YieldStrategy, mut ready: impl FnMut() -> bool) {
+    if !ready() {
+        let spins = if policy.at_once {
+            0
+        } else {
+            YieldWait::new().spins
+        };
+        YieldWait::with_spins(spins).wait_until(&mut ready);
     }
 }
 
@@ -295,21 +309,57 @@ pub fn mpsc(sc: &Scenario, cap: usize) -> Rep {
     )
 }
 
-/// Spin once with a hint, then yield: the disruptor crate's consumers call this per failed
-/// check (the crate itself ships only busy-spin strategies).
+/// Our rows' waiting (`YieldWait::new()`: 64 checks with a spin hint, then a yield between
+/// checks) for the disruptor crate's handlers, which call `wait_for` once per failed check of
+/// the sequence they wait for (the crate itself ships only busy-spin strategies). A wait is
+/// the run of calls for one sequence: the first 64 spin, the rest yield. The count lives in
+/// the handler thread's own state, touched only while it waits, so the per-event loop pays
+/// nothing for it.
+///
+/// Until 2026-12-07 the handlers yielded at every failed check while our readers spun 64
+/// times first: a different policy, which favours whoever yields where threads outnumber
+/// cores (the broadcast rows pinned apart). [`YieldStrategy::AT_ONCE`] keeps that policy for
+/// the orientation rows that run both sides with it (ours with `YieldWait::with_spins(0)`).
 #[derive(Clone, Copy)]
-pub struct YieldStrategy;
+pub struct YieldStrategy {
+    /// Yield at every failed check, with no spins first.
+    at_once: bool,
+}
+
+impl YieldStrategy {
+    /// 64 spins, then yields: `YieldWait::new()`, the policy of every other row.
+    pub const SPIN_THEN_YIELD: Self = Self { at_once: false };
+    /// A yield at every failed check: `YieldWait::with_spins(0)`.
+    pub const AT_ONCE: Self = Self { at_once: true };
+}
+
+thread_local! {
+    /// The sequence this handler thread waits for, and how many checks of it failed so far.
+    static DISRUPTOR_WAIT: std::cell::Cell<(disruptor::Sequence, u32)> =
+        const { std::cell::Cell::new((disruptor::Sequence::MIN, 0)) };
+}
 
 impl disruptor::wait_strategies::WaitStrategy for YieldStrategy {
-    fn wait_for(&self, _sequence: disruptor::Sequence) {
-        thread::yield_now();
+    fn wait_for(&self, sequence: disruptor::Sequence) {
+        if self.at_once {
+            thread::yield_now();
+            return;
+        }
+        let (waiting_for, failed) = DISRUPTOR_WAIT.with(|w| w.get());
+        let failed = if waiting_for == sequence { failed } else { 0 };
+        DISRUPTOR_WAIT.with(|w| w.set((sequence, failed.saturating_add(1))));
+        if failed < YieldWait::new().spins {
+            std::hint::spin_loop();
+        } else {
+            thread::yield_now();
+        }
     }
 }
 
 /// Publishes from each producer handle in its own thread (producer `p` writes its items into
 /// the events); the last handle's drop waits until every handler processed every event, so the
 /// clock stops after the consumers finish.
-fn drive_disruptor<Prod>(producers: Vec<Prod>, sc: &Scenario) -> Duration
+fn drive_disruptor<Prod>(producers: Vec<Prod>, sc: &Scenario, waiting: YieldStrategy) -> Duration
 where
     Prod: disruptor::Producer<u64> + Send,
 {
@@ -324,9 +374,9 @@ where
                 while i < per {
                     if chunk == 1 {
                         let x = item(p, i);
-                        wait(|| prod.try_publish(|e| *e = x).is_ok());
+                        wait_as(waiting, || prod.try_publish(|e| *e = x).is_ok());
                     } else {
-                        wait(|| prod.try_batch_publish(chunk, |_| {}).is_ok());
+                        wait_as(waiting, || prod.try_batch_publish(chunk, |_| {}).is_ok());
                     }
                     i += chunk as u64;
                 }
@@ -340,15 +390,20 @@ where
 /// The `disruptor` crate, P→C broadcast (C handlers, each checks every event at chunk 1), ring
 /// of `cap.next_power_of_two()`; the single-producer builder for P = 1.
 pub fn disruptor(sc: &Scenario, cap: usize) -> Rep {
-    disruptor_with(sc, cap, sc.producers > 1)
+    disruptor_with(sc, cap, sc.producers > 1, YieldStrategy::SPIN_THEN_YIELD)
+}
+
+/// As [`disruptor`], the handlers yielding at every failed check ([`YieldStrategy::AT_ONCE`]).
+pub fn disruptor_yield_at_once(sc: &Scenario, cap: usize) -> Rep {
+    disruptor_with(sc, cap, sc.producers > 1, YieldStrategy::AT_ONCE)
 }
 
 /// As [`disruptor`], always with the multi-producer builder (also for one producer).
 pub fn disruptor_mp(sc: &Scenario, cap: usize) -> Rep {
-    disruptor_with(sc, cap, true)
+    disruptor_with(sc, cap, true, YieldStrategy::SPIN_THEN_YIELD)
 }
 
-fn disruptor_with(sc: &Scenario, cap: usize, multi: bool) -> Rep {
+fn disruptor_with(sc: &Scenario, cap: usize, multi: bool, waiting: YieldStrategy) -> Rep {
     use disruptor::{build_multi_producer, build_single_producer};
     let size = cap.next_power_of_two();
     let verify = sc.chunk == 1;
@@ -399,15 +454,15 @@ fn disruptor_with(sc: &Scenario, cap: usize, multi: bool) -> Rep {
         };
     }
     let elapsed = if !multi {
-        let b = build_single_producer(size, || 0u64, YieldStrategy);
-        with_handlers!(b, |p| drive_disruptor(vec![p], sc))
+        let b = build_single_producer(size, || 0u64, waiting);
+        with_handlers!(b, |p| drive_disruptor(vec![p], sc, waiting))
     } else {
-        let b = build_multi_producer(size, || 0u64, YieldStrategy);
+        let b = build_multi_producer(size, || 0u64, waiting);
         let p = sc.producers;
         with_handlers!(b, |first: disruptor::MultiProducer<u64, _>| {
             let mut all: Vec<_> = (1..p).map(|_| first.clone()).collect();
             all.push(first);
-            drive_disruptor(all, sc)
+            drive_disruptor(all, sc, waiting)
         })
     };
     for r in &results {
