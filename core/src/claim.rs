@@ -188,10 +188,18 @@
 //!    `room` every item. A handle held in a local of the loop's function now stays in
 //!    registers (the bench's workers, ours and the peers', all do that: `local_handle` in
 //!    `benches/support/peers.rs`). SP item vs rtrb, pinned together, 2 runs of 11 pairs:
-//!    1.53× → 1.85–1.88×; SP batch reads vs rtrb 1.08–1.11× → 1.47×. The multi-producer
-//!    writer keeps its `&mut self` slow path: its cold claim can take the sole-writer cache,
-//!    and a copy unwound after that would leave the handle a limit from an earlier cache
-//!    period (`claim_in_slow` resets it for that reason).
+//!    1.53× → 1.85–1.88×; SP batch reads vs rtrb 1.08–1.11× → 1.47×.
+//! 8. (2026-12-07, later) The sole multi-producer writer, two steps, pinned together,
+//!    alternated: its fast claim reads a private copy of the claim cursor (`SpLocal::next`,
+//!    which only the cache holder moves), not the shared word its last publish stored:
+//!    287 → 296–299 M/s. Then its one-item push claims on a copy too, as in step 7: 296 →
+//!    336–339 M/s, 2.13× disruptor MP (2.10–2.15× in four full runs). Step 7 had kept it
+//!    off that path because its cold claim can take the sole-writer cache, and a copy that
+//!    unwound after that would leave the handle a room and limit from an earlier cache
+//!    period; the handle is now marked first (no room, [`SpLocal::limit_unknown`]), which a
+//!    normal return overwrites. The copy goes in as scalars: passed as a struct (by pointer),
+//!    it let the compiler pass the handle's own state, whose address then kept it in memory
+//!    (310 M/s, and the single-producer row 5% slower).
 //!
 //! Tried and not kept (2026-12-06, interleaved pairs pinned to one core, 3–4 alternated
 //! runs per variant on a busy VM), so the next attempt starts from the numbers:
