@@ -196,10 +196,13 @@
 //!    336–339 M/s, 2.13× disruptor MP (2.10–2.15× in four full runs). Step 7 had kept it
 //!    off that path because its cold claim can take the sole-writer cache, and a copy that
 //!    unwound after that would leave the handle a room and limit from an earlier cache
-//!    period; the handle is now marked first (no room, [`SpLocal::limit_unknown`]), which a
-//!    normal return overwrites. The copy goes in as scalars: passed as a struct (by pointer),
-//!    it let the compiler pass the handle's own state, whose address then kept it in memory
-//!    (310 M/s, and the single-producer row 5% slower).
+//!    period; the handle is now marked first (no room, and the cache holder trusts no limit
+//!    when it has no room), which a normal return overwrites. The copy goes in as scalars:
+//!    passed as a struct (by pointer), it let the compiler pass the handle's own state, whose
+//!    address then kept it in memory (310 M/s, and the single-producer row 5% slower). A
+//!    flag for "limit unknown" in [`SpLocal`] was tried first: it made the handle a word
+//!    larger, and the embedded firmware's interrupt closure, which owns a writer, no longer
+//!    fit its callback slot on thumbv6m.
 //!
 //! Tried and not kept (2026-12-06, interleaved pairs pinned to one core, 3–4 alternated
 //! runs per variant on a busy VM), so the next attempt starts from the numbers:
@@ -786,13 +789,14 @@ pub struct SpLocal {
     /// one subtraction. Only ever an under-estimate. A single-producer writer's count also
     /// stops short of the lap's last slot ([`fast_room`](Self::fast_room)), so a claim it
     /// grants never wraps and a one-item publish is `next + 1`.
+    ///
+    /// The multi-producer cache holder trusts `limit` only while this is not 0: a writer that
+    /// takes the cache anew sets it to 0, and so does a one-item claim on a copy of this state
+    /// on the handle before it starts (`Writer::push_cold_on_copy`), in case it unwinds after
+    /// taking the cache; `Writer::claim_cached` then starts from the claim cursor and rescans.
+    /// (A flag would cost the handle a word, and an embedded interrupt closure that owns a
+    /// writer has none to spare.)
     pub(crate) room: usize,
-    /// Multi-producer only: `limit` may be from an earlier time this writer held the
-    /// sole-writer cache, so the next claim from the cache must not trust it (it starts from
-    /// the claim cursor and rescans). Set when the cache is taken, and on the handle before a
-    /// one-item claim on a copy of this state (`Writer::push_cold_on_copy`), in case the claim
-    /// unwinds after taking the cache.
-    pub(crate) limit_unknown: bool,
 }
 
 impl SpLocal {

@@ -84,8 +84,6 @@ where
             // Relaxed: only this writer stores it (single-producer; unused otherwise).
             next: ring.published.load(Ordering::Relaxed),
             room: 0,
-            // A multi-producer writer sets its limit when it takes the sole-writer cache.
-            limit_unknown: false,
         };
         local.room = SpLocal::fast_room(
             &ring.layout,
@@ -273,28 +271,22 @@ where
     /// - Multi-producer: the claim may have taken the sole-writer cache anew, and then the
     ///   handle's room and limit are from an earlier cache period (the limit may even look
     ///   ahead of the claim cursor once distances wrap on 32-bit). So the handle is marked
-    ///   first: no room, limit unknown (`SpLocal::limit_unknown`: the next claim from the
-    ///   cache rescans the readers instead of trusting it). A normal return overwrites the
-    ///   mark with the copy's state, so it costs nothing. Nothing shared is left half-done: a
-    ///   claim `ready()` made is published as nothing while unwinding (`claim_waiting_in`).
+    ///   first: no room, which sends its next claim to `claim_cached`, and that trusts no
+    ///   limit when it finds no room (it starts from the claim cursor and rescans the
+    ///   readers). A normal return overwrites the mark with the copy's state, so it costs
+    ///   nothing. Nothing shared is left half-done: a claim `ready()` made is published as
+    ///   nothing while unwinding (`claim_waiting_in`).
     #[inline(always)]
     fn push_cold_on_copy(
         &mut self,
         item: S::Item,
         wait: Option<impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool>,
     ) -> Result<(), PushError<S::Item>> {
-        let SpLocal {
-            limit,
-            next,
-            room,
-            limit_unknown,
-        } = self.local;
+        let SpLocal { limit, next, room } = self.local;
         if P::MULTI {
             self.local.room = 0;
-            self.local.limit_unknown = true;
         }
-        let (local, claimed) =
-            Self::claim_cold_on_copy(&self.ring, limit, next, room, limit_unknown, wait);
+        let (local, claimed) = Self::claim_cold_on_copy(&self.ring, limit, next, room, wait);
         self.local = local;
         match claimed {
             Ok(start) => {
@@ -453,7 +445,7 @@ where
 
     /// The one-item claim of [`push_cold_on_copy`](Self::push_cold_on_copy), out of line: on
     /// a copy of the claim state, returned with the outcome; waits through `wait` while full,
-    /// if given. The state comes in as four scalars, not as an `SpLocal`: a struct of three
+    /// if given. The state comes in as three scalars, not as an `SpLocal`: a struct of three
     /// words or more is passed by pointer, and the compiler may then pass the handle's own
     /// `local` (dead after the call, which overwrites it), whose address then escapes and
     /// keeps it in memory through the whole push loop. Measured: the by-struct form ran the
@@ -466,15 +458,9 @@ where
         limit: usize,
         next: usize,
         room: usize,
-        limit_unknown: bool,
         wait: Option<impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool>,
     ) -> (SpLocal, Result<usize, ReserveError>) {
-        let mut local = SpLocal {
-            limit,
-            next,
-            room,
-            limit_unknown,
-        };
+        let mut local = SpLocal { limit, next, room };
         let claimed = match wait {
             Some(wait) => Self::claim_waiting_in(ring, &mut local, 1, wait),
             None => Self::claim_in(ring, &mut local, 1),
@@ -784,10 +770,10 @@ where
                             word = ring.writers.load(Ordering::Acquire);
                             continue;
                         }
-                        // No free slots until a rescan: a limit left from an earlier time
-                        // this writer held the cache may be laps behind the claim cursor by
-                        // now (other writers claimed meanwhile), where a distance could wrap.
-                        local.limit_unknown = true;
+                        // No room: a limit left from an earlier time this writer held the
+                        // cache may be laps behind the claim cursor by now (other writers
+                        // claimed meanwhile), where a distance could wrap, so `claim_cached`
+                        // must not trust it.
                         local.room = 0;
                         word = writers::CACHED;
                     }
@@ -818,12 +804,16 @@ where
         // Only this writer moves the claim cursor while it holds the cache: the fast path
         // claims from this copy.
         local.next = claim;
-        if local.limit_unknown {
-            // The cache was taken anew (or a claim on a copy of this state unwound): the
-            // claim cursor is a valid limit (every claim was within a capacity of the readers
-            // then, and readers only move on), and it leaves no room until a rescan.
+        if local.room == 0 {
+            // No room: the cache was taken anew, or a claim on a copy of this state unwound
+            // (`push_cold_on_copy`), or the room simply ran out. In the first two cases the
+            // limit may be from an earlier cache period, and nothing in the state tells them
+            // from the third, so the limit is not trusted: the claim cursor is a valid one
+            // (every claim was within a capacity of the readers then, and readers only move
+            // on), and it leaves no room until the rescan below. The cost is a rescan where
+            // the old limit would have covered the claim: once a lap, at the lap's last slot
+            // (which the fast path's count leaves out).
             local.limit = claim;
-            local.limit_unknown = false;
         }
         // The fast path's count stops short of the lap's last slot (as a single-producer
         // writer's): the cached limit may still cover the claim, and then the readers need no
@@ -1007,7 +997,6 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
             limit: 0,
             next: self.start,
             room: 0,
-            limit_unknown: true,
         };
         crate::ring::RingCore::finish_span(
             self.ring,
