@@ -124,3 +124,20 @@ fn a_write_closure_publishing_nothing_leaves_nothing_visible() {
         (Ok(4), Ok(4), Err(ReadError::Empty))
     );
 }
+
+/// A writer handle is the ring reference and three words of claim state (its limit, next
+/// cursor and free count), on every target: embedded code moves writers into interrupt
+/// closures that live in fixed callback slots (`embedded/src/bin/spans.rs` puts one in a
+/// six-word slot on thumbv6m), so a field added to the handle must be a decision, not an
+/// accident. A "limit unknown" flag added on 2026-12-07 grew it by a word and broke that
+/// firmware's build; this catches it on the host.
+#[test]
+fn a_writer_handle_is_four_words() {
+    use core::mem::size_of;
+    type Sp<'m, 'r> = spanring_core::Writer<&'r Ring<SliceStorage<'m, u32>>>;
+    type Mp<'m, 'b, 'r> = spanring_core::Writer<
+        &'r Ring<SliceStorage<'m, u32>, spanring_core::MultiProducer<&'b mut [AtomicUsize]>>,
+    >;
+    assert_eq!(size_of::<Sp>(), 4 * size_of::<usize>());
+    assert_eq!(size_of::<Mp>(), 4 * size_of::<usize>());
+}
