@@ -333,7 +333,16 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// ring, a span reserved before the close may still be published).
     pub fn is_closed(&self) -> bool {
         // Acquire: see `close`.
-        self.closed.load(Ordering::Acquire)
+        if self.closed.load(Ordering::Acquire) {
+            return true;
+        }
+        // A multi-producer close decides in the writers word (its CAS sets `CLOSED`) and stores
+        // `closed` just after; a claim that reads the word in between fails `Closed`, and this
+        // must agree with it (found by loom, `sole_writer_claim_races_close`, after a dispatcher
+        // test under qemu saw a post fail `Closed` on a ring that said it was open). Acquire:
+        // pairs with the close's AcqRel CAS, as the flag's load pairs with its store.
+        self.producer.multi().is_some()
+            && self.writers.load(Ordering::Acquire) & crate::writers::CLOSED != 0
     }
 
     /// Readers attached right now (a snapshot).

@@ -202,6 +202,7 @@ fn sole_writer_claim_races_close() {
         let ring = mp::<4>();
         let reader = Reader::attach(ring.clone()).unwrap();
         let mut w = Writer::attach(ring.clone()).unwrap();
+        let shared = ring.clone();
         let producer = thread::spawn(move || {
             let mut sent = Vec::new();
             for value in [10, 11] {
@@ -210,7 +211,13 @@ fn sole_writer_claim_races_close() {
                         span[0] = value;
                         sent.push(value);
                     }
-                    Err(spanring_core::ReserveError::Closed) => break,
+                    Err(spanring_core::ReserveError::Closed) => {
+                        // A claim refused for the close: the ring must say it is closed.
+                        // (A multi-producer close decides in the writers word before it
+                        // stores `closed`; `is_closed` read only the flag until 2026-12-07.)
+                        assert!(shared.is_closed(), "a claim failed Closed on an open ring");
+                        break;
+                    }
                     Err(e) => panic!("unexpected {e}"),
                 }
             }
