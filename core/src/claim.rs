@@ -508,11 +508,11 @@ impl<B: crate::RecordWords> MultiProducer<B> {
         let words = self.records.as_ref();
         let i = layout.index(at);
         debug_assert!(i < layout.capacity() && layout.capacity() <= words.len());
-        // SAFETY: a cursor's index is below the capacity (the lap encoding of `Layout` never
-        // produces another; `Ring::slot` relies on the same), and the words are at least
-        // `capacity`: `new` slices `[..capacity]` before anything else (`checked` tests the
-        // length first), and the inline constructor passes `N` words for `N` slots.
-        // `RecordWords` promises the same slice on every call.
+        // The words are at least `capacity`: `new` slices `[..capacity]` before anything else
+        // (`checked` tests the length first), the inline constructor passes `N` words for `N`
+        // slots, and `RecordWords` promises the same slice on every call.
+        // SAFETY: `i < capacity ≤ words.len()`: a cursor's index is below the capacity (the
+        // lap encoding of `Layout` never produces another; `Ring::slot` relies on the same).
         unsafe { words.get_unchecked(i) }
     }
 

@@ -655,7 +655,8 @@ where
                 // The cache holder keeps its claim cursor in `next` too (set when it takes the
                 // cache, moved with every publish), so the claim loads no shared word that the
                 // last publish stored: the chain from one push to the next stays in registers.
-                // (Not under loom: an extra atomic load there would only grow the models.)
+                // (Not under loom: an extra atomic load there would only grow the models.
+                // Relaxed: only this writer stores the cursor while it holds the cache.)
                 #[cfg(not(spanring_loom))]
                 debug_assert!(ring
                     .producer

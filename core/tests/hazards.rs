@@ -483,19 +483,33 @@ impl spanring_core::WaitStrategy for PanicAfterReady {
     fn notify_all(&self) {}
 }
 
-/// A blocking push on a full multi-producer ring (two writers: the shared CAS) whose wait
-/// strategy panics after its `ready()` claimed the slot a read freed. The claim must be
-/// published as nothing while unwinding: left claimed, every reader would stop at it for
-/// good, behind items the other writer publishes later. Fails before the claim guard of
-/// `Writer::claim_waiting_in` (the reader finds nothing after 1, 2, 3).
-#[test]
-fn a_wait_strategy_panicking_after_its_claim_stops_no_reader() {
-    use spanring_core::sync::Ordering::Acquire;
-    use std::panic::{catch_unwind, AssertUnwindSafe};
+/// A writer of a multi-producer ring waiting with `W` over borrowed memory.
+type MpWriter<'r, 'm, 'b, W> =
+    spanring_core::Writer<&'r Ring<SliceStorage<'m, u32>, MultiProducer<&'b mut [AtomicUsize]>, W>>;
+
+/// A write that waits on a full ring while a read frees one slot under it: builds a 4-slot
+/// multi-producer ring of two writers `a` and `b` (so claims take the shared CAS) with wait
+/// strategy `W`, fills it with 0..4, runs `write(&mut b)` on a thread of its own, waits until
+/// `waiting` shows its strategy waiting (set by the strategy, never a sleep), reads item 0,
+/// and hands what `write` returned to `then`, with the reader and `a`.
+fn write_blocked_on_a_full_ring<W, T>(
+    waiting: &spanring_core::sync::AtomicBool,
+    write: impl FnOnce(&mut MpWriter<'_, '_, '_, W>) -> T + Send,
+    then: impl FnOnce(
+        T,
+        &mut spanring_core::Reader<
+            &Ring<SliceStorage<'_, u32>, MultiProducer<&mut [AtomicUsize]>, W>,
+        >,
+        &mut MpWriter<'_, '_, '_, W>,
+    ),
+) where
+    W: spanring_core::WaitStrategy + Default + Sync,
+    T: Send,
+{
     let mut memory = [0u32; 4];
     let mut words: [AtomicUsize; 4] = Default::default();
     let ring = Ring::builder(SliceStorage::new(&mut memory))
-        .wait::<PanicAfterReady>()
+        .wait::<W>()
         .multi_producer(&mut words[..])
         .build()
         .unwrap();
@@ -505,28 +519,45 @@ fn a_wait_strategy_panicking_after_its_claim_stops_no_reader() {
     for x in 0..4 {
         a.try_push(x).unwrap();
     }
-    std::thread::scope(|s| {
-        let blocked = s.spawn(|| catch_unwind(AssertUnwindSafe(|| b.push(100))).is_err());
-        // The push found the ring full and waits: free one slot for its `ready()` to claim.
-        while !WAITING.load(Acquire) {
+    let outcome = std::thread::scope(|s| {
+        let blocked = s.spawn(|| write(&mut b));
+        while !waiting.load(spanring_core::sync::Ordering::Acquire) {
             spanring_core::sync::spin_loop();
         }
         assert_eq!(r.try_pop(), Ok(0));
-        assert!(blocked.join().unwrap(), "the push did not panic");
+        blocked.join().unwrap()
     });
-    for x in [1, 2, 3] {
-        assert_eq!(r.try_pop(), Ok(x));
-    }
-    for x in [4, 5] {
-        a.try_push(x).unwrap();
-    }
-    assert_eq!(
-        r.try_pop(),
-        Ok(4),
-        "the reader stopped at the panicked claim"
+    then(outcome, &mut r, &mut a);
+}
+
+/// A blocking push on a full multi-producer ring (two writers: the shared CAS) whose wait
+/// strategy panics after its `ready()` claimed the slot a read freed. The claim must be
+/// published as nothing while unwinding: left claimed, every reader would stop at it for
+/// good, behind items the other writer publishes later. Fails before the claim guard of
+/// `Writer::claim_waiting_in` (the reader finds nothing after 1, 2, 3).
+#[test]
+fn a_wait_strategy_panicking_after_its_claim_stops_no_reader() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    write_blocked_on_a_full_ring::<PanicAfterReady, _>(
+        &WAITING,
+        |b| catch_unwind(AssertUnwindSafe(|| b.push(100))).is_err(),
+        |panicked, r, a| {
+            assert!(panicked, "the push did not panic");
+            for x in [1, 2, 3] {
+                assert_eq!(r.try_pop(), Ok(x));
+            }
+            for x in [4, 5] {
+                a.try_push(x).unwrap();
+            }
+            assert_eq!(
+                r.try_pop(),
+                Ok(4),
+                "the reader stopped at the panicked claim"
+            );
+            assert_eq!(r.try_pop(), Ok(5));
+            assert_eq!(r.try_pop(), Err(ReadError::Empty));
+        },
     );
-    assert_eq!(r.try_pop(), Ok(5));
-    assert_eq!(r.try_pop(), Err(ReadError::Empty));
 }
 
 /// Set by [`TimesOutAfterReady`] when it starts waiting.
@@ -563,35 +594,20 @@ impl spanring_core::WaitTimeout for TimesOutAfterReady {
 /// claim unpublished: the reader stopped after 3.
 #[test]
 fn a_claim_made_by_ready_is_never_lost() {
-    use spanring_core::sync::Ordering::Acquire;
     use std::time::Duration;
-    let mut memory = [0u32; 4];
-    let mut words: [AtomicUsize; 4] = Default::default();
-    let ring = Ring::builder(SliceStorage::new(&mut memory))
-        .wait::<TimesOutAfterReady>()
-        .multi_producer(&mut words[..])
-        .build()
-        .unwrap();
-    let mut r = ring.reader().unwrap();
-    let mut a = ring.writer().unwrap();
-    let mut b = a.clone();
-    for x in 0..4 {
-        a.try_push(x).unwrap();
-    }
-    std::thread::scope(|s| {
-        let blocked = s.spawn(|| b.push_timeout(100, Duration::from_secs(1)));
-        while !WAITING_FOR_TIMEOUT.load(Acquire) {
-            spanring_core::sync::spin_loop();
-        }
-        assert_eq!(r.try_pop(), Ok(0));
-        assert_eq!(blocked.join().unwrap(), Ok(()));
-    });
-    for x in [1, 2, 3, 100] {
-        assert_eq!(r.try_pop(), Ok(x));
-    }
-    a.try_push(4).unwrap();
-    assert_eq!(r.try_pop(), Ok(4), "the reader stopped at a lost claim");
-    assert_eq!(r.try_pop(), Err(ReadError::Empty));
+    write_blocked_on_a_full_ring::<TimesOutAfterReady, _>(
+        &WAITING_FOR_TIMEOUT,
+        |b| b.push_timeout(100, Duration::from_secs(1)),
+        |pushed, r, a| {
+            assert_eq!(pushed, Ok(()));
+            for x in [1, 2, 3, 100] {
+                assert_eq!(r.try_pop(), Ok(x));
+            }
+            a.try_push(4).unwrap();
+            assert_eq!(r.try_pop(), Ok(4), "the reader stopped at a lost claim");
+            assert_eq!(r.try_pop(), Err(ReadError::Empty));
+        },
+    );
 }
 
 /// The sole multi-producer writer's one-item push claims on a copy of its claim state
