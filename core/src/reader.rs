@@ -268,7 +268,12 @@ where
         if let Some(item) = self.pop_ready() {
             return Ok(item);
         }
-        Ok(self.try_read(1)?.take_first())
+        // Out of line on a copy of the position, as `pop` (and never paced: a try read does
+        // not wait): the inlined part stays the compare, the load and the consume, so a loop
+        // that calls `try_pop` through a closure (a retry helper) still inlines it.
+        let (pos, outcome) = pop_cold(&self.ring, self.pos, Pacing::OFF, None::<NoWait<W>>);
+        self.pos = pos;
+        outcome
     }
 
     /// One item, waiting through the ring's wait strategy until one is published (the one-item
@@ -297,10 +302,15 @@ where
         if let Some(item) = self.pop_ready() {
             return Ok(item);
         }
-        let (pos, outcome) = pop_cold(&self.ring, self.pos, self.pace, |w, ready| {
-            w.wait_until(ready);
-            true
-        });
+        let (pos, outcome) = pop_cold(
+            &self.ring,
+            self.pos,
+            self.pace,
+            Some(|w: &W, ready: &mut dyn FnMut() -> bool| {
+                w.wait_until(ready);
+                true
+            }),
+        );
         self.pos = pos;
         outcome
     }
@@ -334,7 +344,10 @@ where
         if let Some(item) = self.pop_ready() {
             return Ok(item);
         }
-        Ok(self.read_timeout(1, timeout)?.take_first())
+        let wait = |w: &W, ready: &mut dyn FnMut() -> bool| w.wait_until_timeout(ready, timeout);
+        let (pos, outcome) = pop_cold(&self.ring, self.pos, self.pace, Some(wait));
+        self.pos = pos;
+        outcome
     }
 
     /// Up to `max` items, waiting until at least one is published.
@@ -511,13 +524,14 @@ where
         // The position goes out by value and comes back: no call made here gets a pointer
         // to this handle, so in a caller's loop of `pop`s the compiler can keep the cursor
         // and the ready count in registers instead of storing and reloading them per item.
-        let (pos, outcome) = wait_for_cold(&self.ring, self.pos, self.pace, want, max, wait);
+        let (pos, outcome) = wait_for_cold(&self.ring, self.pos, self.pace, want, max, Some(wait));
         self.pos = pos;
         outcome
     }
 }
 
-/// The slow part of [`Reader::wait_for`]: the cache did not cover the request. Takes the
+/// The slow part of [`Reader::wait_for`]: the cache did not cover the request. Waits through
+/// `wait` if nothing is published (`None`: returns `Empty`, for [`Reader::try_pop`]). Takes the
 /// reader's position by value and returns it (see `wait_for`).
 #[cold]
 #[inline(never)]
@@ -527,7 +541,7 @@ fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     pace: Pacing,
     want: usize,
     max: usize,
-    wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+    wait: Option<impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool>,
 ) -> (ReadPos, Result<usize, ReadError>) {
     if max == 0 {
         let outcome = zero_length(ring, &mut pos);
@@ -542,6 +556,10 @@ fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
         outcome = poll_at_least(ring, &mut pos, want, max);
     }
     if matches!(outcome, Err(ReadError::Empty)) {
+        // No wait: a try read reports `Empty`.
+        let Some(wait) = wait else {
+            return (pos, outcome);
+        };
         let ready = wait(&ring.data, &mut || {
             outcome = poll_at_least(ring, &mut pos, want, max);
             !matches!(outcome, Err(ReadError::Empty))
@@ -553,7 +571,9 @@ fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     (pos, outcome)
 }
 
-/// The slow part of [`Reader::pop`]: waits for one item, then clones and consumes it. Takes
+/// The slow part of [`Reader::pop`], [`Reader::pop_timeout`] and [`Reader::try_pop`]: waits
+/// for one item (`wait`: `None` for a try read, which returns `Empty` instead), then clones and
+/// consumes it. Takes
 /// the reader's position by value and returns it, so no call in a loop of `pop`s gets the
 /// handle's address.
 #[cold]
@@ -562,7 +582,7 @@ fn pop_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     pos: ReadPos,
     pace: Pacing,
-    wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+    wait: Option<impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool>,
 ) -> (ReadPos, Result<S::Item, ReadError>)
 where
     S::Item: Clone,
@@ -885,3 +905,6 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
         Reader::attach(self)
     }
 }
+
+/// The type of "no wait" for [`pop_cold`] and [`wait_for_cold`] (a try read).
+type NoWait<W> = fn(&W, &mut dyn FnMut() -> bool) -> bool;

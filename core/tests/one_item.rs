@@ -400,30 +400,38 @@ impl Clone for PanicsOnce {
     }
 }
 
-/// A `clone` that panics in `pop`'s slow path (the first item of a new window, after a
-/// wait) consumes that item, and the reader's own position follows: the next `pop` returns
-/// the next item, not the same slot again (which the writer may already be reusing).
+/// A `clone` that panics in a one-item read's slow path (the first item of a new window: after
+/// a wait for `pop`, after a poll for `try_pop`; both run it on a copy of the position, out of
+/// line) consumes that item, and the reader's own position follows: the next read returns the
+/// next item, not the same slot again (which the writer may already be reusing).
 #[test]
 fn a_clone_panicking_in_pops_slow_path_leaves_the_reader_in_step() {
     use std::panic::{catch_unwind, AssertUnwindSafe};
     static ARMED: spanring_core::sync::AtomicBool = spanring_core::sync::AtomicBool::new(false);
-    let mut memory: [PanicsOnce; 2] = [PanicsOnce(0, &ARMED), PanicsOnce(0, &ARMED)];
-    let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
-    let mut r = ring.reader().unwrap();
-    let mut w = ring.writer().unwrap();
-    w.try_push(PanicsOnce(1, &ARMED)).ok().unwrap();
-    assert_eq!(r.pop().unwrap().0, 1);
-    // The reader knows nothing now: the next pop goes through the slow path.
-    w.try_push(PanicsOnce(2, &ARMED)).ok().unwrap();
-    ARMED.store(true, spanring_core::sync::Ordering::Relaxed);
-    assert!(catch_unwind(AssertUnwindSafe(|| r.pop().map(|x| x.0))).is_err());
-    // Item 2 counts as consumed: both slots are free for the writer, and the reader is at 3.
-    w.try_push(PanicsOnce(3, &ARMED)).ok().unwrap();
-    w.try_push(PanicsOnce(4, &ARMED)).ok().unwrap();
-    assert_eq!(r.pop().unwrap().0, 3);
-    assert_eq!(r.pop().unwrap().0, 4);
-    assert_eq!(
-        r.try_pop().map(|x| x.0),
-        Err(spanring_core::ReadError::Empty)
-    );
+    for try_form in [false, true] {
+        let mut memory: [PanicsOnce; 2] = [PanicsOnce(0, &ARMED), PanicsOnce(0, &ARMED)];
+        let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+        let mut r = ring.reader().unwrap();
+        let mut w = ring.writer().unwrap();
+        let one = |r: &mut spanring_core::Reader<_>| match try_form {
+            false => r.pop(),
+            true => r.try_pop(),
+        };
+        w.try_push(PanicsOnce(1, &ARMED)).ok().unwrap();
+        assert_eq!(one(&mut r).unwrap().0, 1);
+        // The reader knows nothing now: the next read goes through the slow path.
+        w.try_push(PanicsOnce(2, &ARMED)).ok().unwrap();
+        ARMED.store(true, spanring_core::sync::Ordering::Relaxed);
+        assert!(catch_unwind(AssertUnwindSafe(|| one(&mut r).map(|x| x.0))).is_err());
+        // Item 2 counts as consumed: both slots are free for the writer, and the reader is
+        // at 3.
+        w.try_push(PanicsOnce(3, &ARMED)).ok().unwrap();
+        w.try_push(PanicsOnce(4, &ARMED)).ok().unwrap();
+        assert_eq!(one(&mut r).unwrap().0, 3, "try form: {try_form}");
+        assert_eq!(one(&mut r).unwrap().0, 4, "try form: {try_form}");
+        assert_eq!(
+            r.try_pop().map(|x| x.0),
+            Err(spanring_core::ReadError::Empty)
+        );
+    }
 }
