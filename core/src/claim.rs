@@ -203,6 +203,15 @@
 //!    flag for "limit unknown" in [`SpLocal`] was tried first: it made the handle a word
 //!    larger, and the embedded firmware's interrupt closure, which owns a writer, no longer
 //!    fit its callback slot on thumbv6m.
+//! 9. (2026-12-07, second session) `try_push`'s cold part takes the store and the publish
+//!    too (`Writer::try_push_cold_in`), so what is inlined at a `try_push` is the fast path
+//!    and one call: a `try_push` wrapped in a retry closure stays small enough for the
+//!    compiler to inline into the caller's loop (a call per item otherwise, as `perf` showed
+//!    for the reader's `try_pop`): 148–169 → 203–215 M/s, one core, a blocking reader.
+//!    Unwinding after the publish would leave the handle's copy of the claim cursor one slot
+//!    behind, so the handle is marked (no room) on both claim modes, and the single-producer
+//!    slow claim starts from the published cursor. The waiting pushes keep the store and the
+//!    publish inline: out of line they cost the buffer bench's push loop 4%.
 //!
 //! Tried and not kept (2026-12-06, interleaved pairs pinned to one core, 3–4 alternated
 //! runs per variant on a busy VM), so the next attempt starts from the numbers:
@@ -778,8 +787,10 @@ pub struct SpLocal {
     /// The cursor the writer may claim up to: a known lower bound of every reader cursor plus
     /// one capacity. Only ever an under-estimate of the real limit.
     pub(crate) limit: usize,
-    /// The next cursor to claim: single-producer, the published cursor, kept here so the claim
-    /// never loads the line readers poll; the multi-producer cache holder, its claim cursor
+    /// The next cursor to claim: single-producer, the published cursor, kept here so the fast
+    /// claim never loads the line readers poll (the slow claim, once per refill of `room`,
+    /// starts from the published cursor itself, which also puts right a copy that a one-item
+    /// push left behind when it unwound after its publish); the multi-producer cache holder, its claim cursor
     /// (which only it moves), kept here so the fast claim loads nothing the last publish
     /// stored. Unused by a multi-producer writer that claims by CAS (the cache resets it).
     pub(crate) next: usize,
@@ -791,9 +802,11 @@ pub struct SpLocal {
     /// grants never wraps and a one-item publish is `next + 1`.
     ///
     /// The multi-producer cache holder trusts `limit` only while this is not 0: a writer that
-    /// takes the cache anew sets it to 0, and so does a one-item claim on a copy of this state
-    /// on the handle before it starts (`Writer::push_cold_on_copy`), in case it unwinds after
-    /// taking the cache; `Writer::claim_cached` then starts from the claim cursor and rescans.
+    /// takes the cache anew sets it to 0, and so does a one-item push on a copy of this state
+    /// on the handle before it starts (`Writer::push_cold_on_copy`; `try_push_cold_on_copy`
+    /// on both claim modes), in case it unwinds after taking the cache or after its publish;
+    /// `Writer::claim_cached` then starts from the claim cursor and rescans, a
+    /// single-producer slow claim from the published cursor.
     /// (A flag would cost the handle a word, and an embedded interrupt closure that owns a
     /// writer has none to spare.)
     pub(crate) room: usize,

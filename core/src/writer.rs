@@ -170,7 +170,7 @@ where
             Err(Ok(item)) => item,
             Err(Err(closed)) => return Err(closed),
         };
-        self.push_cold_on_copy(item, None::<fn(&W, &mut dyn FnMut() -> bool) -> bool>)
+        self.try_push_cold_on_copy(item)
     }
 
     /// Stores one item, waiting through the ring's wait strategy while the ring is full (the
@@ -209,7 +209,7 @@ where
             w.wait_until(ready);
             true
         };
-        self.push_cold_on_copy(item, Some(wait))
+        self.push_cold_on_copy(item, wait)
     }
 
     /// As [`push`](Self::push), giving up after `timeout`.
@@ -251,16 +251,17 @@ where
             Err(Err(closed)) => return Err(closed),
         };
         let wait = |w: &W, ready: &mut dyn FnMut() -> bool| w.wait_until_timeout(ready, timeout);
-        self.push_cold_on_copy(item, Some(wait))
+        self.push_cold_on_copy(item, wait)
     }
 
-    /// A one-item push past the fast path: the claim out of line on a copy of the private
-    /// state ([`claim_cold_on_copy`](Self::claim_cold_on_copy)), the store and the publish
-    /// inline. No call gets the handle's address, so in a loop of pushes on a handle the loop
-    /// owns, the compiler can keep the claim state in registers (as `for x in reader` does for
-    /// the reader's cursor, `reader_iter.rs`). On the sole multi-producer writer's fast path
-    /// that is worth 15% (pinned together, 295 → 338 M/s; the single-producer writer's gain
-    /// was larger, see `Writer::push`'s docs).
+    /// A waiting one-item push past the fast path: the claim out of line on a copy of the
+    /// private state ([`claim_cold_on_copy`](Self::claim_cold_on_copy)), the store and the
+    /// publish inline. No call gets the handle's address, so in a loop of pushes on a handle
+    /// the loop owns, the compiler can keep the claim state in registers (as `for x in reader`
+    /// does for the reader's cursor, `reader_iter.rs`). On the sole multi-producer writer's
+    /// fast path that is worth 15% (pinned together, 295 → 338 M/s; the single-producer
+    /// writer's gain was larger, see `Writer::push`'s docs). (`try_push` puts the store and
+    /// the publish out of line too: [`try_push_cold_on_copy`](Self::try_push_cold_on_copy).)
     ///
     /// If the claim unwinds (a panicking wait strategy, or a `notify_all` in a seal), the
     /// handle keeps its state from before the call, and that must stay right:
@@ -280,7 +281,7 @@ where
     fn push_cold_on_copy(
         &mut self,
         item: S::Item,
-        wait: Option<impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool>,
+        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
     ) -> Result<(), PushError<S::Item>> {
         let SpLocal { limit, next, room } = self.local;
         if P::MULTI {
@@ -290,11 +291,45 @@ where
         self.local = local;
         match claimed {
             Ok(start) => {
-                self.write_one(start, item);
+                Self::write_one_in(&self.ring, &mut self.local, start, item);
                 Ok(())
             }
             Err(e) => Err(PushError::from_reserve(e, item)),
         }
+    }
+
+    /// [`try_push`](Self::try_push) past the fast path: the claim, the store and the publish
+    /// all out of line ([`try_push_cold_in`](Self::try_push_cold_in)), on a copy of the
+    /// private state that comes back with the outcome. What stays inline at a `try_push` is
+    /// the fast path and one call, so a `try_push` wrapped in a retry closure (a closure handed
+    /// to a wait loop) stays small enough for the compiler to inline into the caller's loop;
+    /// with the store and the publish inline here too it was not, a call per item. One item
+    /// at a time through such a closure, a blocking reader, one core: 148–169 → 203–215 M/s.
+    /// The waiting forms keep the store and the publish inline ([`push_cold_on_copy`](
+    /// Self::push_cold_on_copy)): out of line, the single-producer push loop of the buffer
+    /// bench ran 4% slower (522–527 → 500–507 M/s, alternated).
+    ///
+    /// If the cold part unwinds (an old item's drop, a `notify_all` after the publish or in a
+    /// seal), the handle keeps its state from before the call, marked first: no room, so its
+    /// next claim takes the slow path, which does not trust that state.
+    /// - Single-producer: the slow claim starts from the published cursor
+    ///   ([`claim_in_slow`](Self::claim_in_slow)), which is the claim cursor whenever no span
+    ///   is in flight (every publish moves both to the same place), so a slot the copy
+    ///   published before unwinding is not claimed again. The old limit is a lower bound of
+    ///   the new one (a claim changes nothing shared but the readers' cached minimum).
+    /// - Multi-producer: as for [`push_cold_on_copy`](Self::push_cold_on_copy): the cache
+    ///   holder's slow claim starts from the claim cursor and trusts no limit without room; a
+    ///   writer that claims by CAS does not use the state. A claimed slot whose old item's
+    ///   drop panics is published as nothing (`write_one_in`).
+    ///
+    /// A normal return overwrites the mark with the copy's state, so it costs nothing.
+    #[inline(always)]
+    fn try_push_cold_on_copy(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
+        let SpLocal { limit, next, room } = self.local;
+        self.local.room = 0;
+        let (local, pushed) = Self::try_push_cold_in(&self.ring, limit, next, room, item);
+        self.local = local;
+        pushed
     }
 
     /// Reserves exactly `n` slots without waiting and lets `fill` write them; publishes the
@@ -444,13 +479,13 @@ where
     }
 
     /// The one-item claim of [`push_cold_on_copy`](Self::push_cold_on_copy), out of line: on
-    /// a copy of the claim state, returned with the outcome; waits through `wait` while full,
-    /// if given. The state comes in as three scalars, not as an `SpLocal`: a struct of three
-    /// words or more is passed by pointer, and the compiler may then pass the handle's own
-    /// `local` (dead after the call, which overwrites it), whose address then escapes and
-    /// keeps it in memory through the whole push loop. Measured: the by-struct form ran the
-    /// sole multi-producer writer at 310 M/s and the single-producer writer 5% slower than
-    /// this one (338 M/s, pinned together).
+    /// a copy of the claim state, returned with the outcome; waits through `wait` while full.
+    /// The state comes in as three scalars, not as an `SpLocal`: a struct of three words or
+    /// more is passed by pointer, and the compiler may then pass the handle's own `local`
+    /// (dead after the call, which overwrites it), whose address then escapes and keeps it in
+    /// memory through the whole push loop. Measured: the by-struct form ran the sole
+    /// multi-producer writer at 310 M/s and the single-producer writer 5% slower than this one
+    /// (338 M/s, pinned together).
     #[cold]
     #[inline(never)]
     fn claim_cold_on_copy(
@@ -458,17 +493,38 @@ where
         limit: usize,
         next: usize,
         room: usize,
-        wait: Option<impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool>,
+        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
     ) -> (SpLocal, Result<usize, ReserveError>) {
         let mut local = SpLocal { limit, next, room };
-        let claimed = match wait {
-            Some(wait) => Self::claim_waiting_in(ring, &mut local, 1, wait),
-            None => Self::claim_in(ring, &mut local, 1),
-        };
+        let claimed = Self::claim_waiting_in(ring, &mut local, 1, wait);
         (local, claimed)
     }
 
-    /// Stores `item` in the claimed slot at `start` and publishes it.
+    /// The one-item push of [`try_push_cold_on_copy`](Self::try_push_cold_on_copy), out of
+    /// line: the claim, the store and the publish, on a copy of the claim state (in as
+    /// scalars, as [`claim_cold_on_copy`](Self::claim_cold_on_copy) says why), returned with
+    /// the outcome.
+    #[cold]
+    #[inline(never)]
+    fn try_push_cold_in(
+        ring: &Ring<S, P, W, N>,
+        limit: usize,
+        next: usize,
+        room: usize,
+        item: S::Item,
+    ) -> (SpLocal, Result<(), PushError<S::Item>>) {
+        let mut local = SpLocal { limit, next, room };
+        let pushed = match Self::claim_in(ring, &mut local, 1) {
+            Ok(start) => {
+                Self::write_one_in(ring, &mut local, start, item);
+                Ok(())
+            }
+            Err(e) => Err(PushError::from_reserve(e, item)),
+        };
+        (local, pushed)
+    }
+
+    /// Stores `item` in the claimed slot at `start` and publishes it, moving `local` past it.
     ///
     /// A single-producer writer does it without a span (a span's two-part slices and its
     /// drop flag cost more than the store at one item a time). Nothing shared changed at the
@@ -476,15 +532,14 @@ where
     /// simply claimed again. A multi-producer claim moved the shared claim cursor, so its
     /// slot must be published or given back even then: that is the span's drop.
     #[inline(always)]
-    fn write_one(&mut self, start: usize, item: S::Item) {
+    fn write_one_in(ring: &Ring<S, P, W, N>, local: &mut SpLocal, start: usize, item: S::Item) {
         if P::MULTI {
-            return self.write_one_multi(start, item);
+            return Self::write_one_multi(ring, local, start, item);
         }
-        self.store_single(start, item);
+        Self::store_single(ring, start, item);
         // Moves `local` past the slot (a slow claim may have taken the lap's last slot, beyond
         // the fast-path count: `finish_span` saturates), then publishes.
-        let ring = &*self.ring;
-        ring.finish_span(start, 1, 1, &mut self.local, crate::ring::INTERNAL);
+        ring.finish_span(start, 1, 1, local, crate::ring::INTERNAL);
     }
 
     /// The second fast path of every one-item push, after the cached claim
@@ -509,7 +564,7 @@ where
         Err(Ok(item))
     }
 
-    /// [`write_one`](Self::write_one) for a slot [`claim_shared_fast`](Self::claim_shared_fast)
+    /// [`write_one_in`](Self::write_one_in) for a slot [`claim_shared_fast`](Self::claim_shared_fast)
     /// granted (one of several multi-producer writers): the store, then the one-slot record
     /// (one `Release` store: a one-slot span has no interior to scrub and gives nothing back),
     /// the close check and the wake-up: what [`RingCore::finish_span`](crate::ring::RingCore)
@@ -532,7 +587,7 @@ where
         ring.after_shared_publish();
     }
 
-    /// [`write_one`](Self::write_one) for a slot [`claim_fast`](Self::claim_fast) granted: on
+    /// [`write_one_in`](Self::write_one_in) for a slot [`claim_fast`](Self::claim_fast) granted: on
     /// a single-producer ring that is never the lap's last slot (`SpLocal::fast_room`), so
     /// the next cursor is `start + 1`, with no lap arithmetic.
     #[inline(always)]
@@ -540,7 +595,7 @@ where
         if P::MULTI {
             return self.write_one_sole_fast(start, item);
         }
-        self.store_single(start, item);
+        Self::store_single(&self.ring, start, item);
         // The index of `start` is below `capacity − 1`, so adding one carries into no lap
         // bit: the same cursor `Layout::advance(start, 1)` computes.
         let next = start.wrapping_add(1);
@@ -555,21 +610,20 @@ where
 
     /// Stores `item` in the single-producer writer's claimed slot at `start`.
     #[inline(always)]
-    fn store_single(&mut self, start: usize, item: S::Item) {
+    fn store_single(ring: &Ring<S, P, W, N>, start: usize, item: S::Item) {
         // The claim gave this writer the slot at `start` exclusively: not published, so no
         // reader looks at it, and a single-producer ring has no other writer.
         // SAFETY: exclusive (above); the slot holds an initialised item (Storage contract),
         // which the assignment drops.
-        unsafe { *self.ring.slot(start) = item };
+        unsafe { *ring.slot(start) = item };
     }
 
-    /// [`write_one`](Self::write_one) on a multi-producer ring: the claim moved the shared
+    /// [`write_one_in`](Self::write_one_in) on a multi-producer ring: the claim moved the shared
     /// claim cursor, so the slot is published, or (if dropping the slot's old item panics)
     /// given back or skipped by publishing none of it, as a span's drop would. A guard instead
     /// of a span: for items whose drop cannot panic it compiles away.
     #[inline(always)]
-    fn write_one_multi(&mut self, start: usize, item: S::Item) {
-        let ring = &*self.ring;
+    fn write_one_multi(ring: &Ring<S, P, W, N>, local: &mut SpLocal, start: usize, item: S::Item) {
         let guard = PublishNoneOnUnwind::new(ring, start, 1);
         // The claim gave this writer the slot at `start` exclusively: not published, so no
         // reader looks at it, and the claim cursor moved past it, so no other writer claims it.
@@ -579,10 +633,10 @@ where
         guard.disarm();
         // The claim came from the cache (then `1 ≤ room`) or from the CAS (then `room` is not
         // used until the cache is taken again, which resets it): `finish_span` saturates.
-        ring.finish_span(start, 1, 1, &mut self.local, crate::ring::INTERNAL);
+        ring.finish_span(start, 1, 1, local, crate::ring::INTERNAL);
     }
 
-    /// [`write_one`](Self::write_one) on a multi-producer ring for a slot
+    /// [`write_one_in`](Self::write_one_in) on a multi-producer ring for a slot
     /// [`claim_fast`](Self::claim_fast) granted: the writer holds the sole-writer cache (the
     /// fast path saw the writers word at exactly `CACHED`: no clone, no close) and the slot is
     /// not the lap's last (its count stops short of it, `SpLocal::fast_room`). So the publish
@@ -739,6 +793,12 @@ where
         let layout = &ring.layout;
         match ring.producer.multi() {
             None => {
+                // The claim cursor is the published cursor whenever no span is in flight (a
+                // span borrows the writer, so none is now): start from it, not from the
+                // handle's copy, which a push that unwound in `push_cold_in` after its
+                // publish left one slot behind (`push_cold_on_copy`). Relaxed: only this
+                // writer stores it.
+                local.next = ring.published.load(Ordering::Relaxed);
                 // The fast path stops short of the lap's last slot: the cached limit may
                 // still cover the claim, and then the readers need no rescan.
                 let mut free = local.free(layout, local.next);
