@@ -795,9 +795,9 @@ where
             None => {
                 // The claim cursor is the published cursor whenever no span is in flight (a
                 // span borrows the writer, so none is now): start from it, not from the
-                // handle's copy, which a push that unwound in `push_cold_in` after its
-                // publish left one slot behind (`push_cold_on_copy`). Relaxed: only this
-                // writer stores it.
+                // handle's copy, which a `try_push` that unwound in `try_push_cold_in` after
+                // its publish left one slot behind (`try_push_cold_on_copy`). Relaxed: only
+                // this writer stores it.
                 local.next = ring.published.load(Ordering::Relaxed);
                 // The fast path stops short of the lap's last slot: the cached limit may
                 // still cover the claim, and then the readers need no rescan.
