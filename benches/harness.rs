@@ -137,219 +137,152 @@ fn run(place: Place, items: u64, write: impl FnOnce() + Send, read: impl FnOnce(
     items as f64 / secs / 1e6
 }
 
-/// A single-producer ring of `slots` `u64`s waiting with `YieldWait::new()`.
-macro_rules! ring {
-    ($memory:ident, $slots:expr) => {{
-        $memory = vec![0u64; $slots];
-        Ring::builder(SliceStorage::new(&mut $memory))
+/// One measured pair of loops: `$tx`/`$rx` are the writer and reader handles `$make` returns,
+/// each moved into a local of its own thread's closure (so the loop, not a capture, owns it);
+/// `$write` runs once per item `$i`, `$read` runs with `$seen` checking every item, and the
+/// reader must have seen all `$items` at the end (`$what` names the loop if not).
+macro_rules! pair {
+    (
+        $place:expr, $items:expr, $what:literal,
+        ($tx:ident, $rx:ident) = $make:expr,
+        write($i:ident) $write:block,
+        read($seen:ident) $read:block $(,)?
+    ) => {{
+        let items: u64 = $items;
+        let (tx, rx) = $make;
+        run(
+            $place,
+            items,
+            move || {
+                #[allow(unused_mut)]
+                let mut $tx = tx;
+                for $i in 0..items $write
+                // Dropped here: for our rings the last writer closes the ring, which ends
+                // the loops that read until `Closed`.
+            },
+            move || {
+                #[allow(unused_mut)]
+                let mut $rx = rx;
+                let mut $seen = InOrder::new();
+                $read
+                $seen.done(items, $what);
+            },
+        )
+    }};
+}
+
+/// `pair!` on a single-producer ring (handles named `($w, $r)`) of `$slots` `u64`s waiting
+/// with `YieldWait::new()`.
+macro_rules! ours {
+    ($place:expr, $items:expr, $slots:expr, $what:literal, ($w:ident, $r:ident), $($loops:tt)*) => {{
+        let mut memory = vec![0u64; $slots];
+        let ring = Ring::builder(SliceStorage::new(&mut memory))
             .wait::<YieldWait>()
             .build()
-            .unwrap()
+            .unwrap();
+        pair!($place, $items, $what, ($w, $r) = (ring.writer().unwrap(), ring.reader().unwrap()), $($loops)*)
     }};
 }
 
 /// Ours: `push` and `for x in reader` (the blocking one-item calls).
 fn ours_push_for_in(place: Place, items: u64, slots: usize) -> f64 {
-    let mut memory;
-    let ring = ring!(memory, slots);
-    let (r, w) = (ring.reader().unwrap(), ring.writer().unwrap());
-    run(
-        place,
-        items,
-        move || {
-            let mut w = w;
-            for i in 0..items {
-                w.push(i).unwrap();
-            }
-            // The last writer dropped: the ring closes and the reader's loop ends.
-        },
-        move || {
-            let mut seen = InOrder::new();
-            for x in r {
-                seen.check(x);
-            }
-            seen.done(items, "push / for x in reader");
-        },
-    )
+    ours!(place, items, slots, "push / for x in reader", (w, r),
+    write(i) { w.push(i).unwrap(); },
+    read(seen) {
+        for x in r {
+            seen.check(x);
+        }
+    })
 }
 
 /// Ours: `push` and a `while let Ok(x) = reader.pop()` loop.
 fn ours_push_pop(place: Place, items: u64, slots: usize) -> f64 {
-    let mut memory;
-    let ring = ring!(memory, slots);
-    let (r, w) = (ring.reader().unwrap(), ring.writer().unwrap());
-    run(
-        place,
-        items,
-        move || {
-            let mut w = w;
-            for i in 0..items {
-                w.push(i).unwrap();
-            }
-        },
-        move || {
-            let mut r = r;
-            let mut seen = InOrder::new();
-            while let Ok(x) = r.pop() {
-                seen.check(x);
-            }
-            seen.done(items, "push / pop");
-        },
-    )
+    ours!(place, items, slots, "push / pop", (w, r),
+    write(i) { w.push(i).unwrap(); },
+    read(seen) {
+        while let Ok(x) = r.pop() {
+            seen.check(x);
+        }
+    })
 }
 
 /// Ours: `try_push` and `try_pop`, waiting by hand as the peers' loops do.
 fn ours_try_push_try_pop(place: Place, items: u64, slots: usize) -> f64 {
-    let mut memory;
-    let ring = ring!(memory, slots);
-    let (r, w) = (ring.reader().unwrap(), ring.writer().unwrap());
-    run(
-        place,
-        items,
-        move || {
-            let mut w = w;
-            for i in 0..items {
-                patiently(|| w.try_push(i).is_ok());
-            }
-        },
-        move || {
-            let mut r = r;
-            let mut seen = InOrder::new();
-            for _ in 0..items {
-                seen.check(patiently_get(|| r.try_pop().ok()));
-            }
-            seen.done(items, "try_push / try_pop");
-        },
-    )
+    ours!(place, items, slots, "try_push / try_pop", (w, r),
+    write(i) { patiently(|| w.try_push(i).is_ok()); },
+    read(seen) {
+        for _ in 0..items {
+            seen.check(patiently_get(|| r.try_pop().ok()));
+        }
+    })
 }
 
 /// Ours: one-slot spans, `reserve(1)` and `read(1)` (the calls the issue found 6× slower
 /// than the try loop).
 fn ours_reserve_read(place: Place, items: u64, slots: usize) -> f64 {
-    let mut memory;
-    let ring = ring!(memory, slots);
-    let (r, w) = (ring.reader().unwrap(), ring.writer().unwrap());
-    run(
-        place,
-        items,
-        move || {
-            let mut w = w;
-            for i in 0..items {
-                w.reserve(1).unwrap()[0] = i;
-            }
-        },
-        move || {
-            let mut r = r;
-            let mut seen = InOrder::new();
-            while let Ok(span) = r.read(1) {
-                seen.check(span[0]);
-            }
-            seen.done(items, "reserve(1) / read(1)");
-        },
-    )
+    ours!(place, items, slots, "reserve(1) / read(1)", (w, r),
+    write(i) { w.reserve(1).unwrap()[0] = i; },
+    read(seen) {
+        while let Ok(span) = r.read(1) {
+            seen.check(span[0]);
+        }
+    })
 }
 
 /// Ours: `push`, and the reader takes everything published at once (`read_all`).
 fn ours_push_read_all(place: Place, items: u64, slots: usize) -> f64 {
-    let mut memory;
-    let ring = ring!(memory, slots);
-    let (r, w) = (ring.reader().unwrap(), ring.writer().unwrap());
-    run(
-        place,
-        items,
-        move || {
-            let mut w = w;
-            for i in 0..items {
-                w.push(i).unwrap();
+    ours!(place, items, slots, "push / read_all", (w, r),
+    write(i) { w.push(i).unwrap(); },
+    read(seen) {
+        while let Ok(span) = r.read_all() {
+            for &x in &span {
+                seen.check(x);
             }
-        },
-        move || {
-            let mut r = r;
-            let mut seen = InOrder::new();
-            while let Ok(span) = r.read_all() {
-                for &x in &span {
-                    seen.check(x);
-                }
-            }
-            seen.done(items, "push / read_all");
-        },
-    )
+        }
+    })
 }
 
 /// rtrb 0.4: `push` and `pop`.
 fn rtrb_push_pop(place: Place, items: u64, slots: usize) -> f64 {
-    let (tx, rx) = rtrb::RingBuffer::<u64>::new(slots);
-    run(
-        place,
-        items,
-        move || {
-            let mut tx = tx;
-            for i in 0..items {
-                patiently(|| tx.push(i).is_ok());
-            }
-        },
-        move || {
-            let mut rx = rx;
-            let mut seen = InOrder::new();
-            for _ in 0..items {
-                seen.check(patiently_get(|| rx.pop().ok()));
-            }
-            seen.done(items, "rtrb push / pop");
-        },
-    )
+    pair!(place, items, "rtrb push / pop",
+    (tx, rx) = rtrb::RingBuffer::<u64>::new(slots),
+    write(i) { patiently(|| tx.push(i).is_ok()); },
+    read(seen) {
+        for _ in 0..items {
+            seen.check(patiently_get(|| rx.pop().ok()));
+        }
+    })
 }
 
 /// rtrb 0.4: `push`, and the reader takes everything readable at once (`read_chunk`).
 fn rtrb_push_read_chunk(place: Place, items: u64, slots: usize) -> f64 {
-    let (tx, rx) = rtrb::RingBuffer::<u64>::new(slots);
-    run(
-        place,
-        items,
-        move || {
-            let mut tx = tx;
-            for i in 0..items {
-                patiently(|| tx.push(i).is_ok());
+    pair!(place, items, "rtrb push / read_chunk",
+    (tx, rx) = rtrb::RingBuffer::<u64>::new(slots),
+    write(i) { patiently(|| tx.push(i).is_ok()); },
+    read(seen) {
+        while seen.next < items {
+            let k = patiently_get(|| Some(rx.slots()).filter(|&k| k > 0));
+            let chunk = rx.read_chunk(k).unwrap();
+            let (a, b) = chunk.as_slices();
+            for &x in a.iter().chain(b) {
+                seen.check(x);
             }
-        },
-        move || {
-            let mut rx = rx;
-            let mut seen = InOrder::new();
-            while seen.next < items {
-                patiently(|| rx.slots() > 0);
-                let chunk = rx.read_chunk(rx.slots()).unwrap();
-                let (a, b) = chunk.as_slices();
-                for &x in a.iter().chain(b) {
-                    seen.check(x);
-                }
-                chunk.commit_all();
-            }
-            seen.done(items, "rtrb push / read_chunk");
-        },
-    )
+            chunk.commit_all();
+        }
+    })
 }
 
 /// ringbuf 0.6: `try_push` and `try_pop`.
 fn ringbuf_try_push_try_pop(place: Place, items: u64, slots: usize) -> f64 {
     use ringbuf::traits::{Consumer, Producer, Split};
-    let (tx, rx) = ringbuf::HeapRb::<u64>::new(slots).split();
-    run(
-        place,
-        items,
-        move || {
-            let mut tx = tx;
-            for i in 0..items {
-                patiently(|| tx.try_push(i).is_ok());
-            }
-        },
-        move || {
-            let mut rx = rx;
-            let mut seen = InOrder::new();
-            for _ in 0..items {
-                seen.check(patiently_get(|| rx.try_pop()));
-            }
-            seen.done(items, "ringbuf try_push / try_pop");
-        },
-    )
+    pair!(place, items, "ringbuf try_push / try_pop",
+    (tx, rx) = ringbuf::HeapRb::<u64>::new(slots).split(),
+    write(i) { patiently(|| tx.try_push(i).is_ok()); },
+    read(seen) {
+        for _ in 0..items {
+            seen.check(patiently_get(|| rx.try_pop()));
+        }
+    })
 }
 
 type Loop = fn(Place, u64, usize) -> f64;
