@@ -61,7 +61,7 @@ use std::time::{Duration, Instant};
 
 use spanring::std_ext::{BlockingWait, DoubleMapped, HeapStorage, YieldWait};
 use spanring::sync::AtomicUsize;
-use spanring::{multi_words, Backoff, BusySpin, Ring, WaitStrategy};
+use spanring::{multi_words, Backoff, BusySpin, Pacing, Ring, WaitStrategy};
 
 use paired::Paired;
 use report::Row;
@@ -130,7 +130,7 @@ impl Config {
             touch,
             batch_reads: false,
             pop_loop: false,
-            paced: false,
+            pacing: None,
             deadline: self.deadline,
         }
     }
@@ -305,8 +305,8 @@ struct Ref {
     batch: bool,
     /// Readers call `pop` in a loop instead of iterating the reader (`Scenario::pop_loop`).
     pop_loop: bool,
-    /// Readers pace their reads (`Scenario::paced`).
-    paced: bool,
+    /// The readers' pacing, if not their default (`Scenario::pacing`).
+    pacing: Option<Pacing>,
     /// Our ring waits with `YieldWait::with_spins(0)` ([`YieldAtOnce`]), not `YieldWait::new()`.
     yield_at_once: bool,
 }
@@ -322,7 +322,7 @@ impl Ref {
             chunk: 1,
             batch,
             pop_loop: false,
-            paced: false,
+            pacing: None,
             yield_at_once: false,
         }
     }
@@ -343,10 +343,10 @@ impl Ref {
         }
     }
 
-    /// The same row with paced readers (`Pacing::new(16, 32)`).
-    fn with_pacing(self) -> Self {
+    /// The same row with readers paced by `pacing` instead of their default.
+    fn with_pacing(self, pacing: Pacing) -> Self {
         Self {
-            paced: true,
+            pacing: Some(pacing),
             ..self
         }
     }
@@ -361,7 +361,7 @@ impl Ref {
             chunk: 1024,
             batch: false,
             pop_loop: false,
-            paced: false,
+            pacing: None,
             yield_at_once: false,
         }
     }
@@ -596,7 +596,7 @@ fn paired_targets(cfg: &Config) -> Vec<Target> {
         let mut ours = cfg.scenario(r.producers, r.consumers, r.chunk, Touch::Verify);
         ours.batch_reads = r.batch;
         ours.pop_loop = r.pop_loop;
-        ours.paced = r.paced;
+        ours.pacing = r.pacing;
         let theirs = cfg.scenario(r.producers, r.consumers, r.chunk, Touch::None);
         let cap = gr4_capacity(r.chunk, r.consumers);
         let peer_slots = if pow2 { cap.next_power_of_two() } else { cap };
@@ -686,20 +686,36 @@ fn paired_targets(cfg: &Config) -> Vec<Target> {
         (peers::rtrb_batch as PeerFn, false),
         1.2,
     );
-    // Orientation, not a target: readers with `Pacing::new(16, 32)` (core/src/pacing.rs), an
-    // opt-in that trades latency for throughput; the target rows keep the default readers.
+    // Orientation, not targets: the readers unpaced (`Pacing::OFF`, every look's items
+    // returned at once, the default until 2026-12-07), and paced harder (`Pacing::new(16, 32)`,
+    // more throughput for more latency); core/src/pacing.rs and `cargo bench --bench latency`
+    // say what each costs. The target rows keep the readers' default, `Pacing::for_items`.
     vs(
         0,
-        "SP item at a time, paced reader, vs rtrb push/pop",
-        sp.with_pacing(),
+        "SP item at a time, unpaced reader, vs rtrb push/pop",
+        sp.with_pacing(Pacing::OFF),
+        (peers::rtrb as PeerFn, false),
+        1.2,
+    );
+    vs(
+        0,
+        "SP batch reads, unpaced reader, vs rtrb read_chunk",
+        Ref::item(false, 1, 1, true).with_pacing(Pacing::OFF),
+        (peers::rtrb_batch as PeerFn, false),
+        1.2,
+    );
+    vs(
+        0,
+        "SP item at a time, reader paced 16/32, vs rtrb push/pop",
+        sp.with_pacing(Pacing::new(16, 32)),
         (peers::rtrb as PeerFn, false),
         1.2,
     );
     for c in [2, 4] {
         vs(
             0,
-            &format!("broadcast 1P→{c}C item reads, paced readers, vs disruptor"),
-            Ref::item(false, 1, c, false).with_pacing(),
+            &format!("broadcast 1P→{c}C item reads, unpaced readers, vs disruptor"),
+            Ref::item(false, 1, c, false).with_pacing(Pacing::OFF),
             (peers::disruptor as PeerFn, true),
             1.2,
         );

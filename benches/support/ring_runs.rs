@@ -55,8 +55,9 @@ pub struct Scenario {
     /// At chunk 1 with items checked, readers call `pop` in a loop instead of iterating the
     /// reader (`for x in reader`, the form the item rows use).
     pub pop_loop: bool,
-    /// Readers pace their blocking reads ([`Pacing`]`::new(16, 32)`): orientation rows only.
-    pub paced: bool,
+    /// The readers' [`Pacing`], if not their default ([`Pacing::for_items`]): orientation rows
+    /// only.
+    pub pacing: Option<Pacing>,
     /// A repetition longer than this is cut short.
     pub deadline: Duration,
 }
@@ -249,8 +250,8 @@ where
     P: ClaimMode,
     W: WaitStrategy,
 {
-    if sc.paced {
-        r.set_pacing(Pacing::new(16, 32));
+    if let Some(pacing) = sc.pacing {
+        r.set_pacing(pacing);
     }
     let total = sc.total();
     let mut got = 0;

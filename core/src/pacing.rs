@@ -1,4 +1,4 @@
-//! [`Pacing`]: a reader's opt-in trade of a little latency for throughput.
+//! [`Pacing`]: how a reader that keeps up with its writers lets them get ahead.
 
 /// How a [`Reader`](crate::Reader) that keeps up with its writers lets them get ahead.
 ///
@@ -6,18 +6,29 @@
 /// every look pulls the writer's published cursor, and the slot line the writer is still
 /// filling, over to its own core; on two cores that transfer, not the items, sets the pace of
 /// both threads. With pacing, a blocking read ([`pop`](crate::Reader::pop),
-/// [`read`](crate::Reader::read), their timeout forms, and the reader's iterators) that finds
-/// fewer than [`fewer_than`](Self::fewer_than) items known published spins
+/// [`read`](crate::Reader::read), their timeout forms, and the reader's iterators) whose look
+/// finds some items, but fewer than [`fewer_than`](Self::fewer_than), spins
 /// [`spins`](Self::spins) times (a spin-loop hint each) and looks once more before it
-/// returns: the writer meanwhile fills whole lines, and the reader takes them in one look.
+/// returns: the writer meanwhile fills whole lines, and the reader takes them in one look. A
+/// read that had to wait for its first item, `try_*` reads and async reads never pace.
 ///
-/// The cost is latency: an item found while the reader keeps up is returned up to `spins`
-/// hints later (on x86 a hint is 10–140 cycles, depending on the CPU). Off by default
-/// ([`Pacing::OFF`]); `try_*` reads and async reads never pace. Measured with the buffer
-/// bench's orientation rows on the 2-core test machine (2026-12-07, 11 interleaved pairs):
-/// with one thread per core, `Pacing::new(16, 32)` took the one-item loop from 0.87× rtrb's to
-/// 1.53× and broadcast 1 → 2 item reads from 0.87× to 1.36× disruptor's (1 → 4: 0.78× →
-/// 0.99×); with every thread on one core it changed nothing (1.84× against 1.87×), since a
+/// **A reader starts with [`Pacing::for_items`]**: fewer than two cache lines' worth of
+/// items, 4 hints ([`DEFAULT_SPINS`](Self::DEFAULT_SPINS)). [`Pacing::OFF`] turns it off,
+/// `Pacing::new(16, 32)` trades more latency for more throughput. Measured on the 2-core test
+/// machine (AMD EPYC, 2026-12-07, one thread per core, `u64` items, `YieldWait`), with
+/// `cargo bench --bench latency` (medians of 7 runs) and the buffer bench's interleaved pairs:
+///
+/// | pacing | stream rate | stream latency p50 | round trip | sporadic p50 |
+/// |---|---:|---:|---:|---:|
+/// | `Pacing::OFF` | 118–135 M/s | 155–206 ns | 120–128 ns | 95–106 ns |
+/// | `Pacing::for_items::<u64>()` = `new(16, 4)` | 164–170 M/s | 145–165 ns | 119–124 ns | 95–106 ns |
+/// | `Pacing::new(16, 32)` | 187–203 M/s | 530–582 ns | 118–129 ns | 99–124 ns |
+///
+/// (A stream: the writer pushes as fast as it can; a round trip: one item out and back; a
+/// sporadic stream: one item every 500 ns.) The default's 4 hints cost no latency we could
+/// measure and took the one-item loop from 0.96–0.98× rtrb's rate to 1.23–1.39×. A hint
+/// took about 11 ns here (the 32-hint row's added latency over 32); where it is slower (Intel
+/// cores since Skylake: about 140 cycles), a paced look waits up to ~150 ns. With every thread on one core pacing changes nothing, since a
 /// reader there finds the writer's whole time slice at once.
 ///
 /// ```
@@ -25,13 +36,15 @@
 /// let mut memory = [0u32; 8];
 /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
 /// let mut r = ring.reader().unwrap();
+/// assert_eq!(r.pacing(), Pacing::for_items::<u32>()); // the default: new(32, 4)
 /// r.set_pacing(Pacing::new(16, 32));
 /// let mut w = ring.writer().unwrap();
 /// w.try_push(7).unwrap();
-/// assert_eq!(r.pop(), Ok(7)); // found 1 < 16 known: spun 32 hints, looked again, returned it
+/// w.try_push(8).unwrap();
+/// assert_eq!(r.pop(), Ok(7)); // found 2 < 16 known: spun 32 hints, looked again, returned 7
 /// assert_eq!(r.pacing(), Pacing::new(16, 32));
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pacing {
     /// A blocking read that knows fewer items than this spins and looks again (0: never).
     pub fewer_than: u32,
@@ -40,11 +53,35 @@ pub struct Pacing {
 }
 
 impl Pacing {
-    /// No pacing: every read returns what it found at once (the default).
+    /// No pacing: every read returns what it found at once.
     pub const OFF: Pacing = Pacing {
         fewer_than: 0,
         spins: 0,
     };
+
+    /// Spin-loop hints of the pacing a reader starts with ([`for_items`](Self::for_items)).
+    pub const DEFAULT_SPINS: u32 = 4;
+
+    /// The pacing a reader of `T`s starts with: a read that finds fewer than two cache lines'
+    /// worth of items (128 bytes: 16 `u64`s) looks once more after
+    /// [`DEFAULT_SPINS`](Self::DEFAULT_SPINS) hints. Off for items over 64 bytes (a line
+    /// holds at most one) and zero-sized ones, and under the loom model checker.
+    ///
+    /// ```
+    /// use spanring_core::Pacing;
+    /// assert_eq!(Pacing::for_items::<u64>(), Pacing::new(16, Pacing::DEFAULT_SPINS));
+    /// assert_eq!(Pacing::for_items::<u8>(), Pacing::new(128, 4));
+    /// assert_eq!(Pacing::for_items::<[u8; 64]>(), Pacing::new(2, 4));
+    /// assert!(!Pacing::for_items::<[u8; 100]>().applies(1)); // never paces
+    /// assert!(!Pacing::for_items::<()>().applies(0));
+    /// ```
+    pub const fn for_items<T>() -> Self {
+        let size = core::mem::size_of::<T>();
+        if cfg!(spanring_loom) || size == 0 {
+            return Self::OFF;
+        }
+        Self::new((128 / size) as u32, Self::DEFAULT_SPINS)
+    }
 
     /// Pacing that spins `spins` hints when a blocking read knows fewer than `fewer_than`
     /// items.

@@ -55,7 +55,7 @@ where
 {
     pub(crate) ring: R,
     pub(crate) pos: ReadPos,
-    /// Off unless [`set_pacing`](Self::set_pacing) said otherwise.
+    /// [`Pacing::for_items`] unless [`set_pacing`](Self::set_pacing) said otherwise.
     pace: Pacing,
 }
 
@@ -93,7 +93,7 @@ where
         let reader = Self {
             ring,
             pos: ReadPos::new(slot, cursor),
-            pace: Pacing::OFF,
+            pace: Pacing::for_items::<S::Item>(),
         };
         // A writer whose rescan of the readers overlapped this attach (and every retry of it)
         // kept its old minimum and may be waiting for space it actually has; nothing else
@@ -111,16 +111,18 @@ where
         &self.ring
     }
 
-    /// Lets this reader's blocking reads trade a little latency for throughput when it keeps
-    /// up with its writers ([`Pacing`] says how and what it costs). Off by default.
+    /// How this reader's blocking reads let its writers get ahead when it keeps up with them
+    /// ([`Pacing`] says how and what it costs). A reader starts with
+    /// [`Pacing::for_items`]`::<S::Item>()`; [`Pacing::OFF`] returns every item the moment a
+    /// look finds it.
     ///
     /// ```
     /// use spanring_core::{Pacing, Ring, SliceStorage};
     /// let mut memory = [0u8; 4];
     /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
     /// let mut r = ring.reader().unwrap();
-    /// assert_eq!(r.pacing(), Pacing::OFF);
-    /// r.set_pacing(Pacing::new(16, 32));
+    /// assert_eq!(r.pacing(), Pacing::for_items::<u8>());
+    /// r.set_pacing(Pacing::OFF);
     /// let mut w = ring.writer().unwrap();
     /// w.try_push(1).unwrap();
     /// drop(w);

@@ -8,8 +8,9 @@ mod support;
 
 use support::{Yield, ITEMS};
 
-const PACINGS: [Pacing; 4] = [
+const PACINGS: [Pacing; 5] = [
     Pacing::OFF,
+    Pacing::for_items::<u32>(),
     Pacing::new(2, 1),
     Pacing::new(16, 32),
     Pacing::new(u32::MAX, 4),
@@ -119,4 +120,29 @@ fn a_paced_reader_keeps_up_with_a_writer_thread() {
             assert_eq!((na, nb), (ITEMS, 2 * ITEMS), "{pace:?}");
         });
     }
+}
+
+/// A reader starts with the pacing for its item size, on every kind of ring: fewer than two
+/// cache lines' worth of items, and never for items of more than 64 bytes.
+#[test]
+fn a_reader_starts_with_the_pacing_for_its_item_size() {
+    let mut bytes = [0u8; 8];
+    let ring = Ring::new(SliceStorage::new(&mut bytes)).unwrap();
+    assert_eq!(
+        ring.reader().unwrap().pacing(),
+        Pacing::new(128, Pacing::DEFAULT_SPINS)
+    );
+
+    let mut words: Vec<AtomicUsize> = (0..8).map(|_| AtomicUsize::new(0)).collect();
+    let mut longs = [0u64; 8];
+    let ring = Ring::builder(SliceStorage::new(&mut longs))
+        .multi_producer(&mut words[..])
+        .build()
+        .unwrap();
+    assert_eq!(ring.reader().unwrap().pacing(), Pacing::new(16, 4));
+
+    let mut big = [[0u8; 65]; 2];
+    let ring = Ring::new(SliceStorage::new(&mut big)).unwrap();
+    let pacing = ring.reader().unwrap().pacing();
+    assert!((1..=2).all(|known| !pacing.applies(known)), "{pacing:?}");
 }

@@ -129,13 +129,16 @@ where
         self.reader.cursor()
     }
 
-    /// Lets this reader's blocking reads trade a little latency for throughput
-    /// ([`Reader::set_pacing`], [`Pacing`](spanring_core::Pacing)). Readers made from this one
-    /// (`subscribe`, a `Subscriber`) start unpaced.
+    /// How this reader's blocking reads let its writers get ahead when it keeps up with them
+    /// ([`Reader::set_pacing`], [`Pacing`](spanring_core::Pacing)). Every reader starts with
+    /// `Pacing::for_items::<T>()`, readers made from this one (`subscribe`, a `Subscriber`)
+    /// too.
     ///
     /// ```
     /// use spanring_std::core_api::Pacing;
     /// let (mut w, mut r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// assert_eq!(r.pacing(), Pacing::for_items::<u8>());
+    /// assert_eq!(r.subscribe()?.pacing(), Pacing::for_items::<u8>());
     /// r.set_pacing(Pacing::new(16, 32));
     /// assert_eq!(r.pacing(), Pacing::new(16, 32));
     /// w.try_push(1)?;
