@@ -20,16 +20,20 @@
 ///
 /// | pacing | stream rate | stream latency p50 | round trip | sporadic p50 |
 /// |---|---:|---:|---:|---:|
-/// | `Pacing::OFF` | 118–135 M/s | 155–206 ns | 120–128 ns | 95–106 ns |
-/// | `Pacing::for_items::<u64>()` = `new(16, 4)` | 164–170 M/s | 145–165 ns | 119–124 ns | 95–106 ns |
-/// | `Pacing::new(16, 32)` | 187–203 M/s | 530–582 ns | 118–129 ns | 99–124 ns |
+/// | `Pacing::OFF` | 118–155 M/s | 155–206 ns | 120–130 ns | 95–106 ns |
+/// | `Pacing::for_items::<u64>()` = `new(16, 4)` | 164–170 M/s | 145–186 ns | 119–139 ns | 95–106 ns |
+/// | `Pacing::new(16, 32)` | 187–203 M/s | 530–582 ns | 118–130 ns | 99–907 ns |
 ///
-/// (A stream: the writer pushes as fast as it can; a round trip: one item out and back; a
-/// sporadic stream: one item every 500 ns.) The default's 4 hints cost no latency we could
-/// measure and took the one-item loop from 0.96–0.98× rtrb's rate to 1.23–1.39×. A hint
-/// took about 11 ns here (the 32-hint row's added latency over 32); where it is slower (Intel
-/// cores since Skylake: about 140 cycles), a paced look waits up to ~150 ns. With every thread on one core pacing changes nothing, since a
-/// reader there finds the writer's whole time slice at once.
+/// (Five runs. A stream: the writer pushes as fast as it can; a round trip: one item out and
+/// back; a sporadic stream: one item every 500 ns.) The default's 4 hints cost no latency we
+/// could measure and took the buffer bench's one-item loop from 0.96–1.06× rtrb's rate to
+/// 1.23–1.39×, its batch reads from 0.90–1.08× to 1.25–1.30×. A hint took about 11 ns here
+/// (the 32-hint row's added latency over 32); where it is slower (Intel cores since Skylake:
+/// about 140 cycles), a paced look waits up to ~150 ns. Pacing that outlasts the gap between
+/// a writer's items feeds on itself: the next item is already there at the next look, which
+/// paces again (the 907 ns above: 32 hints against a 500 ns gap). With every thread on one
+/// core pacing changes nothing, since a reader there finds the writer's whole time slice at
+/// once.
 ///
 /// ```
 /// use spanring_core::{Pacing, Ring, SliceStorage};
