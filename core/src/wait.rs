@@ -40,7 +40,10 @@ pub trait WaitStrategy {
     fn notify_all(&self);
 }
 
-/// A [`WaitStrategy`] that can give up after a timeout (needs a clock, so std-only in practice).
+/// A [`WaitStrategy`] that can give up after a timeout (needs a clock, so std-only in practice):
+/// what the `_timeout` forms (`pop_timeout`, `read_timeout`, `push_timeout`, …) ask of a
+/// ring's strategy. spanring-std's strategies have it; [`BusySpin`] and [`Backoff`] have it
+/// with this crate's `std` feature (which the facade's `std` feature turns on).
 ///
 /// ```
 /// use core::time::Duration;
@@ -49,6 +52,32 @@ pub trait WaitStrategy {
 ///     w.wait_until_timeout(&mut || false, Duration::from_millis(1))
 /// }
 /// ```
+///
+/// A strategy without a clock is refused at compile time, with a message that names this
+/// trait and what to do:
+///
+/// ```compile_fail
+/// use core::time::Duration;
+/// use spanring_core::{Ring, SliceStorage, WaitStrategy};
+/// #[derive(Default)]
+/// struct Spin;
+/// impl WaitStrategy for Spin {
+///     fn wait_until(&self, ready: &mut dyn FnMut() -> bool) { while !ready() {} }
+///     fn notify_all(&self) {}
+/// }
+/// let mut memory = [0u8; 4];
+/// let ring = Ring::builder(SliceStorage::new(&mut memory)).wait::<Spin>().build().unwrap();
+/// let mut r = ring.reader().unwrap();
+/// // error: `Spin` cannot wait with a timeout
+/// let _ = r.pop_timeout(Duration::from_millis(1));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot wait with a timeout",
+    label = "the ring's wait strategy (`W`) has no `WaitTimeout`",
+    note = "the `_timeout` forms need a clock: build the ring with `.wait::<BlockingWait>()` (or \
+            `YieldWait`, `SleepWait`, spanring-std's strategies), or turn on spanring-core's \
+            `std` feature (the facade's `std` does), which gives `BusySpin` and `Backoff` a timeout"
+)]
 pub trait WaitTimeout: WaitStrategy {
     /// Returns `true` once `ready()` returned `true`, or `false` when `timeout` has passed
     /// first (after one last check).
@@ -73,6 +102,49 @@ impl WaitStrategy for BusySpin {
         }
     }
     fn notify_all(&self) {}
+}
+
+/// With the `std` feature: spins as [`wait_until`](WaitStrategy::wait_until) does, reading
+/// the clock between checks.
+///
+/// ```
+/// # #[cfg(feature = "std")] {
+/// use core::time::Duration;
+/// use spanring_core::{BusySpin, Ring, SliceStorage, ReadError};
+/// let mut memory = [0u8; 4];
+/// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap(); // waits with BusySpin
+/// let mut r = ring.reader().unwrap();
+/// assert_eq!(r.pop_timeout(Duration::from_millis(1)), Err(ReadError::TimedOut));
+/// # }
+/// ```
+#[cfg(feature = "std")]
+impl WaitTimeout for BusySpin {
+    fn wait_until_timeout(&self, ready: &mut dyn FnMut() -> bool, timeout: Duration) -> bool {
+        spin_until(ready, timeout, |_| crate::sync::spin_loop())
+    }
+}
+
+/// Checks `ready` until it returns `true` (then `true`) or `timeout` has passed (then one last
+/// check decides), calling `pause(checks so far)` between checks.
+#[cfg(feature = "std")]
+fn spin_until(
+    ready: &mut dyn FnMut() -> bool,
+    timeout: Duration,
+    mut pause: impl FnMut(u32),
+) -> bool {
+    // `None`: a timeout too far to represent, which never passes.
+    let deadline = std::time::Instant::now().checked_add(timeout);
+    let mut checks = 0u32;
+    loop {
+        if ready() {
+            return true;
+        }
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return ready();
+        }
+        pause(checks);
+        checks = checks.saturating_add(1);
+    }
 }
 
 /// Spins with exponential backoff: 1, 2, 4, … up to `2^max_exponent` pause hints between
@@ -109,19 +181,42 @@ impl Default for Backoff {
     }
 }
 
+impl Backoff {
+    /// Spin hints after the `checks`th failed check (from 0): `2^min(checks, max_exponent)`.
+    fn pause(&self, checks: u32) {
+        for _ in 0..(1u32 << checks.min(self.max_exponent).min(31)) {
+            crate::sync::spin_loop();
+        }
+    }
+}
+
 impl WaitStrategy for Backoff {
     fn wait_until(&self, ready: &mut dyn FnMut() -> bool) {
-        let mut exponent = 0;
+        let mut checks = 0u32;
         while !ready() {
-            for _ in 0..(1u32 << exponent) {
-                crate::sync::spin_loop();
-            }
-            if exponent < self.max_exponent {
-                exponent += 1;
-            }
+            self.pause(checks);
+            checks = checks.saturating_add(1);
         }
     }
     fn notify_all(&self) {}
+}
+
+/// With the `std` feature: backs off as [`wait_until`](WaitStrategy::wait_until) does,
+/// reading the clock between checks.
+///
+/// ```
+/// # #[cfg(feature = "std")] {
+/// use core::time::Duration;
+/// use spanring_core::{Backoff, Ring, SliceStorage, WaitTimeout};
+/// assert!(!Backoff::new().wait_until_timeout(&mut || false, Duration::from_millis(1)));
+/// assert!(Backoff::new().wait_until_timeout(&mut || true, Duration::ZERO));
+/// # }
+/// ```
+#[cfg(feature = "std")]
+impl WaitTimeout for Backoff {
+    fn wait_until_timeout(&self, ready: &mut dyn FnMut() -> bool, timeout: Duration) -> bool {
+        spin_until(ready, timeout, |checks| self.pause(checks))
+    }
 }
 
 #[cfg(test)]
@@ -147,5 +242,67 @@ mod tests {
             calls >= 20
         });
         assert_eq!(calls, 20);
+    }
+
+    /// Both spinning strategies, with a timeout: ready in time → `true` after exactly the
+    /// checks it took; never ready → `false`, not before the timeout; a timeout too long to
+    /// represent is no timeout.
+    #[cfg(feature = "std")]
+    #[test]
+    fn spinning_strategies_time_out_only_when_not_ready() {
+        let strategies: [&dyn WaitTimeout; 2] = [&BusySpin, &Backoff { max_exponent: 3 }];
+        for w in strategies {
+            let mut calls = 0;
+            let ready = w.wait_until_timeout(
+                &mut || {
+                    calls += 1;
+                    calls == 7
+                },
+                Duration::from_secs(600),
+            );
+            assert!(ready);
+            assert_eq!(calls, 7);
+
+            let t0 = std::time::Instant::now();
+            assert!(!w.wait_until_timeout(&mut || false, Duration::from_millis(2)));
+            assert!(t0.elapsed() >= Duration::from_millis(2));
+
+            let mut calls = 0;
+            assert!(w.wait_until_timeout(
+                &mut || {
+                    calls += 1;
+                    calls == 3
+                },
+                Duration::MAX
+            ));
+        }
+    }
+
+    /// The check after the deadline decides: with no time at all, a condition that turns true
+    /// at its second check counts as ready, one that does not is a timeout after two checks.
+    #[cfg(feature = "std")]
+    #[test]
+    fn the_check_after_the_deadline_decides() {
+        let strategies: [&dyn WaitTimeout; 2] = [&BusySpin, &Backoff::new()];
+        for w in strategies {
+            let mut calls = 0;
+            assert!(w.wait_until_timeout(
+                &mut || {
+                    calls += 1;
+                    calls == 2
+                },
+                Duration::ZERO
+            ));
+            assert_eq!(calls, 2);
+            let mut calls = 0;
+            assert!(!w.wait_until_timeout(
+                &mut || {
+                    calls += 1;
+                    false
+                },
+                Duration::ZERO
+            ));
+            assert_eq!(calls, 2);
+        }
     }
 }
