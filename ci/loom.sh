@@ -25,6 +25,10 @@ shopt -s nullglob
 export LOOM_MAX_PREEMPTIONS="${LOOM_MAX_PREEMPTIONS:-2}"
 
 declare -A PKG=([core]=spanring-core [std-ext]=spanring-std [.]=spanring)
+# Loom is an optional dependency of core and std-ext (kept out of users' lockfiles); each
+# package's `__loom` feature turns it on (std-ext's also core's). The facade has none: its loom
+# tests, if any, would need `spanring-std/__loom`.
+declare -A FEATURES=([core]=__loom [std-ext]=__loom [.]=spanring-std/__loom)
 found=0
 for dir in core std-ext .; do
     args=()
@@ -49,7 +53,7 @@ for dir in core std-ext .; do
         CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true \
         CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true \
         LOOM_MAX_PREEMPTIONS="$LOOM_MAX_PREEMPTIONS" \
-        cargo test --release -p "${PKG[$dir]}" "${args[@]}"
+        cargo test --release -p "${PKG[$dir]}" --features "${FEATURES[$dir]}" "${args[@]}"
 done
 
 if ((found == 0)); then

@@ -111,6 +111,11 @@
 #[cfg(any(test, spanring_loom, feature = "std"))]
 extern crate std;
 
+// Loom is an optional dependency (so that users' lockfiles do not list it): the cfg alone
+// would fail later with an unresolved `loom`.
+#[cfg(all(spanring_loom, not(feature = "__loom")))]
+compile_error!("`--cfg spanring_loom` needs the `__loom` feature: run the models with ci/loom.sh");
+
 #[cfg(feature = "alloc")]
 extern crate alloc;
 

@@ -1,6 +1,6 @@
 //! Loom model checks of `AtomicBitset` under concurrent range marks.
 //!
-//! Run: `RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-core --release --test loom_bitset`
+//! Run: `RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-core --features __loom --release --test loom_bitset`
 //!
 //! Each writer writes its own data cell, then marks its range; an observer counts the run from
 //! bit 0 and reads the data of every range its count covers. loom checks that (a) no mark is

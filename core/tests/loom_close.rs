@@ -1,7 +1,7 @@
 //! Loom models of `Ring::close` racing claims, publishes and reads: a close never loses a span
 //! whose reservation succeeded, and readers report `Closed` only after every such span.
 //!
-//! Run: `RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-core --release --test loom_close`
+//! Run: `RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-core --features __loom --release --test loom_close`
 //!
 //! Each model: writer thread(s) try to reserve, fill and publish; a closer thread closes;
 //! a reader thread reads until `Closed`. The assertion: the reader's items are exactly the

@@ -7,7 +7,7 @@
 //! after the last reader dropped): the claim checked `closed` before its rescan of the readers
 //! and not after. Both models fail without the re-check (`Writer::closed_since_scan`).
 //!
-//! Run: `RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-core --release --test loom_close_detach`
+//! Run: `RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-core --features __loom --release --test loom_close_detach`
 #![cfg(spanring_loom)]
 
 use loom::sync::Arc;

@@ -2,7 +2,7 @@
 //! word a span head, readers walking records from their front, the published cursor as a hint
 //! advanced by walkers, and the scrub that keeps short lap tags safe.
 //!
-//! Run: `RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-core --release --test loom_records`
+//! Run: `RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-core --features __loom --release --test loom_records`
 //!
 //! Slots are loom `UnsafeCell`s: besides the assertions, loom reports any slot access not
 //! ordered after the access it must follow (a reader reading a slot before its record was

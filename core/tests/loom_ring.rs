@@ -1,6 +1,6 @@
 //! Loom models of the ring's protocols.
 //!
-//! Run: `RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-core --release --test loom_ring`
+//! Run: `RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-core --features __loom --release --test loom_ring`
 //!
 //! Slots are loom `UnsafeCell`s, so besides the assertions loom reports any slot access that is
 //! not ordered after the access it must follow (a writer overwriting a slot a reader may still

@@ -1,7 +1,7 @@
 //! Loom models of [`AsyncWait`]'s register-then-check protocol and its waker-cell state
 //! machine.
 //!
-//! Run: `LOOM_MAX_PREEMPTIONS=2 RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-core
+//! Run: `LOOM_MAX_PREEMPTIONS=2 RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-core --features __loom
 //! --release --test loom_waker`
 //!
 //! The cells' waker slots are loom `UnsafeCell`s under this cfg, so besides the assertions

@@ -2,7 +2,7 @@
 //! weak-memory outcome loom explores) of a waiter against a notifier must end with the waiter
 //! awake. A lost wake-up leaves the waiter blocked for ever, which loom reports as a deadlock.
 //!
-//! Run: `RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-std --release --test loom_wait`
+//! Run: `RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-std --features __loom --release --test loom_wait`
 #![cfg(spanring_loom)]
 
 use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
