@@ -328,6 +328,9 @@ pub enum AttachError {
     /// multi-producer ring hands out only its first writer (more come from `Writer::clone`, so
     /// a writer that is alone can claim without a CAS).
     WriterTaken,
+    /// The ring is closed ([`Ring::close`](crate::Ring::close), or its last writer dropped),
+    /// so a writer could claim nothing: closing is final. Readers still attach (to drain).
+    Closed,
 }
 
 impl fmt::Display for AttachError {
@@ -335,6 +338,7 @@ impl fmt::Display for AttachError {
         match self {
             Self::TooManyReaders { max } => write!(f, "all {max} reader slots are taken"),
             Self::WriterTaken => f.write_str("a writer is attached already (clone it for another)"),
+            Self::Closed => f.write_str("the ring is closed (closing is final)"),
         }
     }
 }

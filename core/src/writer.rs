@@ -58,6 +58,9 @@ where
     /// [`AttachError::WriterTaken`] if a writer is attached: a single-producer ring has one
     /// writer; a multi-producer ring hands out its first writer here and the rest through
     /// `clone` (so that a writer that is alone claims without a CAS, see below).
+    /// [`AttachError::Closed`] if the ring is closed: by [`Ring::close`], or when its last
+    /// writer dropped (closing is final, so keep a writer, or a clone of one, for as long as
+    /// more may come). A close after the attach fails the writer's claims instead.
     ///
     /// ```
     /// use spanring_core::{multi_words, sync::AtomicUsize, AttachError, Ring, SliceStorage};
@@ -67,12 +70,18 @@ where
     /// let first = ring.writer().unwrap();
     /// assert_eq!(ring.writer().unwrap_err(), AttachError::WriterTaken);
     /// let second = first.clone(); // more writers: clones
-    /// drop((first, second));
+    /// drop((first, second)); // the last writer gone closes the ring
+    /// assert_eq!(ring.writer().unwrap_err(), AttachError::Closed);
     /// ```
     pub fn attach(ring: R) -> Result<Self, AttachError>
     where
         R: RingRef,
     {
+        // Closed first: a closed single-producer ring also has its one writer taken, and
+        // `Closed` is the reason that lasts.
+        if ring.is_closed() {
+            return Err(AttachError::Closed);
+        }
         if !ring.producer.take_writer(&ring.writers) {
             return Err(AttachError::WriterTaken);
         }
@@ -90,10 +99,28 @@ where
             local.next,
             local.free(&ring.layout, local.next),
         );
-        Ok(Self { ring, local })
+        let writer = Self { ring, local };
+        // A writer of a closed ring could claim nothing: refuse it now, not at its first
+        // claim. The count taken above makes `close` see us or us see the close (its comment);
+        // dropping the writer undoes the count (and, as the last writer of a closed ring, only
+        // repeats the seal).
+        if writer.ring.is_closed() {
+            drop(writer);
+            return Err(AttachError::Closed);
+        }
+        Ok(writer)
     }
 
     /// The ring.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let w = ring.writer().unwrap();
+    /// w.ring().close(); // e.g. to end the stream while keeping the handle
+    /// assert!(ring.is_closed());
+    /// ```
     pub fn ring(&self) -> &Ring<S, P, W, N> {
         &self.ring
     }
@@ -134,6 +161,19 @@ where
     /// [`ReserveError::Full`] (with the free count), [`ReserveError::TooLarge`] if
     /// `n > capacity`, [`ReserveError::Closed`]. Returns in bounded time: it never waits for
     /// another writer (a stalled claimer only holds back readers, never other claims).
+    ///
+    /// ```
+    /// use spanring_core::{ReserveError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let mut span = w.try_reserve(3).unwrap();
+    /// span.copy_from_slice(&[1, 2, 3]);
+    /// drop(span); // publishes all 3
+    /// assert_eq!(w.try_reserve(2).unwrap_err(), ReserveError::Full { free: 1 });
+    /// assert_eq!(r.try_read_all().unwrap().to_array::<3>(), Some([1, 2, 3]));
+    /// ```
     #[inline]
     pub fn try_reserve(&mut self, n: usize) -> Result<WriteSpan<'_, R>, ReserveError> {
         let start = self.try_claim(n)?;
@@ -383,6 +423,20 @@ where
     /// # Errors
     ///
     /// [`ReserveError::TooLarge`] if `n > capacity`, [`ReserveError::Closed`].
+    ///
+    /// ```
+    /// use spanring_core::{ReserveError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.reserve(3).unwrap().copy_from_slice(&[1, 2, 3]); // room: returns at once
+    /// assert_eq!(r.read_all().unwrap().to_array::<3>(), Some([1, 2, 3]));
+    /// let e = w.reserve(5).unwrap_err();
+    /// assert_eq!(e, ReserveError::TooLarge { requested: 5, capacity: 4 });
+    /// ring.close();
+    /// assert_eq!(w.reserve(1).unwrap_err(), ReserveError::Closed);
+    /// ```
     #[inline]
     pub fn reserve(&mut self, n: usize) -> Result<WriteSpan<'_, R>, ReserveError> {
         let start = self.claim_waiting(n, |w, ready| {
@@ -397,6 +451,22 @@ where
     /// # Errors
     ///
     /// As [`reserve`](Self::reserve), plus [`ReserveError::TimedOut`].
+    ///
+    /// ```
+    /// # #[cfg(feature = "std")] { // `BusySpin`'s timeout needs a clock
+    /// use core::time::Duration;
+    /// use spanring_core::{ReserveError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let t = Duration::from_millis(1);
+    /// w.reserve_timeout(4, t).unwrap().copy_from_slice(&[1, 2, 3, 4]);
+    /// assert_eq!(w.reserve_timeout(1, t).unwrap_err(), ReserveError::TimedOut); // full
+    /// r.pop().unwrap();
+    /// w.reserve_timeout(1, t).unwrap()[0] = 5;
+    /// # }
+    /// ```
     #[inline]
     pub fn reserve_timeout(
         &mut self,
@@ -1108,7 +1178,18 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     ///
     /// # Errors
     ///
-    /// [`AttachError::WriterTaken`] if a writer is attached (see [`Writer::attach`]).
+    /// [`AttachError::WriterTaken`] if a writer is attached, [`AttachError::Closed`] if the
+    /// ring is closed (see [`Writer::attach`]).
+    ///
+    /// ```
+    /// use spanring_core::{AttachError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let w = ring.writer().unwrap();
+    /// assert_eq!(ring.writer().unwrap_err(), AttachError::WriterTaken); // single producer
+    /// drop(w); // the last writer closes the ring, for good
+    /// assert_eq!(ring.writer().unwrap_err(), AttachError::Closed);
+    /// ```
     pub fn writer(&self) -> Result<Writer<&Self>, AttachError> {
         Writer::attach(self)
     }

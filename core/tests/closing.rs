@@ -5,7 +5,8 @@
 
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{
-    multi_words, MultiProducer, ReadError, ReserveError, Ring, SingleProducer, SliceStorage,
+    multi_words, AttachError, MultiProducer, ReadError, ReserveError, Ring, SingleProducer,
+    SliceStorage,
 };
 
 fn bits(cap: usize) -> Vec<AtomicUsize> {
@@ -195,4 +196,45 @@ fn threaded_close_loses_nothing() {
         drop(spare);
         assert_eq!(got, sent, "round {round}: published items lost or invented");
     }
+}
+
+/// A closed ring refuses new writers at attach (closing is final: every claim would fail),
+/// on both claim kinds, whether `close` or the last writer's drop closed it; readers still
+/// attach and drain what was published.
+#[test]
+fn a_closed_ring_refuses_writers_and_still_takes_readers() {
+    let mut memory = [0u32; 4];
+    let ring: Ring<_, SingleProducer> = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    ring.close();
+    assert_eq!(ring.writer().unwrap_err(), AttachError::Closed);
+    assert_eq!(ring.reader().unwrap().try_pop(), Err(ReadError::Closed));
+
+    let mut memory = [0u32; 4];
+    let ring: Ring<_, SingleProducer> = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    drop(ring.writer().unwrap()); // the one writer, gone: closed, and `Closed` says so
+    assert_eq!(ring.writer().unwrap_err(), AttachError::Closed);
+
+    let mut memory = [0u32; 4];
+    let mut words = bits(4);
+    let ring: Ring<_, MultiProducer<_>> =
+        Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
+    let mut w = ring.writer().unwrap();
+    w.try_push(7).unwrap();
+    drop(w); // the last writer: closes the ring
+    assert_eq!(ring.writer().unwrap_err(), AttachError::Closed);
+    // A refused attach leaves nothing behind: refused again, the ring still closed.
+    assert_eq!(ring.writer().unwrap_err(), AttachError::Closed);
+    assert!(ring.is_closed());
+
+    let mut memory = [0u32; 4];
+    let mut words = bits(4);
+    let ring: Ring<_, MultiProducer<_>> =
+        Ring::new_multi(SliceStorage::new(&mut memory), &mut words[..]).unwrap();
+    let mut early = ring.reader().unwrap();
+    let mut w = ring.writer().unwrap();
+    w.try_push(7).unwrap();
+    drop(w);
+    assert_eq!(ring.writer().unwrap_err(), AttachError::Closed);
+    assert_eq!(early.try_pop(), Ok(7));
+    assert_eq!(early.try_pop(), Err(ReadError::Closed));
 }

@@ -23,9 +23,9 @@ fn only_the_first_writer_attaches_the_rest_are_clones() {
     // A clone is alive: still taken.
     assert_eq!(ring.writer().unwrap_err(), AttachError::WriterTaken);
     drop(second);
-    // No writer left: attaching works again (the last drop closed the ring).
-    let mut late = ring.writer().unwrap();
-    assert_eq!(late.try_reserve(1).unwrap_err(), ReserveError::Closed);
+    // No writer left: the last drop closed the ring, for good, so a new writer is refused.
+    assert_eq!(ring.writer().unwrap_err(), AttachError::Closed);
+    assert!(ring.reader().is_ok(), "readers still attach, to drain");
 }
 
 #[test]

@@ -62,8 +62,9 @@
 //! - More writers of a multi-producer buffer are clones of a live one: the ring hands out
 //!   only its first writer by attaching (`writer.ring().writer()` fails with
 //!   [`AttachError::WriterTaken`](spanring_core::AttachError::WriterTaken) while one is
-//!   alive). A writer attached after the last writer was dropped finds the ring closed
-//!   (closing is final); keep a writer for as long as more writers may come.
+//!   alive). Attaching after the last writer was dropped fails with
+//!   [`AttachError::Closed`](spanring_core::AttachError::Closed) (the last writer closed the
+//!   ring, and closing is final); keep a writer for as long as more writers may come.
 //!
 //! Readers borrowed from the ring itself (`writer.ring().reader()`) are not reader handles in
 //! this sense: they neither keep the buffer open nor close it.
