@@ -58,12 +58,26 @@ pub struct CachePadded<T> {
 impl<T> CachePadded<T> {
     crate::__maybe_const_fn! {
         /// Wraps `value`.
+        ///
+        /// ```
+        /// use spanring_core::CachePadded;
+        /// static COUNT: CachePadded<u8> = CachePadded::new(1); // `const`
+        /// assert_eq!(*COUNT, 1);
+        /// assert!(core::mem::size_of_val(&COUNT) >= 32); // a whole cache line for one byte
+        /// ```
         pub fn new(value: T) -> Self {
             Self { value }
         }
     }
 
     /// Unwraps the value.
+    ///
+    /// ```
+    /// use spanring_core::CachePadded;
+    /// let mut padded = CachePadded::new(vec![1, 2]);
+    /// padded.push(3); // `DerefMut` to the value
+    /// assert_eq!(padded.into_inner(), [1, 2, 3]);
+    /// ```
     pub fn into_inner(self) -> T {
         self.value
     }

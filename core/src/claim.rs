@@ -353,6 +353,13 @@ pub struct SingleProducer {
 impl SingleProducer {
     crate::__maybe_const_fn! {
         /// A claim whose writer has not been taken yet.
+        ///
+        /// ```
+        /// use spanring_core::SingleProducer;
+        /// static CLAIM: SingleProducer = SingleProducer::new(); // `const`, for `static` rings
+        /// // The same fresh state as `Default` (no writer taken yet):
+        /// assert_eq!(format!("{CLAIM:?}"), format!("{:?}", SingleProducer::default()));
+        /// ```
         pub fn new() -> Self {
             Self { taken: AtomicBool::new(false) }
         }

@@ -40,6 +40,13 @@ impl Layout {
     ///
     /// [`CapacityError::Zero`] for 0; [`CapacityError::TooLarge`] when the next power of two
     /// exceeds `usize::MAX / 8 + 1` (cursors need headroom for a few laps of signed distance).
+    ///
+    /// ```
+    /// use spanring_core::{CapacityError, Layout};
+    /// assert_eq!(Layout::new(5).unwrap().capacity(), 5); // any capacity, not only powers of two
+    /// assert_eq!(Layout::new(0), Err(CapacityError::Zero));
+    /// assert!(matches!(Layout::new(usize::MAX), Err(CapacityError::TooLarge { .. })));
+    /// ```
     pub const fn new(capacity: usize) -> Result<Self, CapacityError> {
         if capacity == 0 {
             return Err(CapacityError::Zero);
@@ -58,18 +65,41 @@ impl Layout {
     }
 
     /// Number of slots.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 12];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// assert_eq!(ring.layout().capacity(), 12);
+    /// ```
     #[inline]
     pub const fn capacity(&self) -> usize {
         self.capacity
     }
 
     /// The slot a cursor refers to.
+    ///
+    /// ```
+    /// use spanring_core::Layout;
+    /// assert_eq!(Layout::new(4).unwrap().index(6), 2); // a power of two: 6 % 4
+    /// let l = Layout::new(3).unwrap(); // a lap is 4 stamps, the 4th unused
+    /// assert_eq!(l.index(5), 1); // lap 1, slot 1
+    /// assert_eq!(l.index(l.advance(2, 1)), 0); // after the last slot comes slot 0
+    /// ```
     #[inline]
     pub const fn index(&self, cursor: usize) -> usize {
         cursor & self.mask
     }
 
     /// The cursor `n` positions after `cursor` (`n <= capacity`).
+    ///
+    /// ```
+    /// use spanring_core::Layout;
+    /// let l = Layout::new(3).unwrap();
+    /// assert_eq!(l.advance(0, 2), 2);
+    /// assert_eq!(l.advance(1, 2), 4); // past the lap's last slot: skips the unused stamp 3
+    /// assert_eq!(l.advance(usize::MAX - 1, 1), 0); // and across the usize wrap
+    /// ```
     #[inline]
     pub const fn advance(&self, cursor: usize, n: usize) -> usize {
         debug_assert!(n <= self.capacity);
@@ -82,6 +112,15 @@ impl Layout {
     }
 
     /// Items from `from` to `to` (negative if `to` is behind), across wrap.
+    ///
+    /// ```
+    /// use spanring_core::Layout;
+    /// let l = Layout::new(3).unwrap();
+    /// let a = l.normalize(usize::MAX); // the last slot of a lap near the top of usize
+    /// let b = l.advance(a, 3);
+    /// assert_eq!(l.distance(a, b), 3); // across the lap gap and the usize wrap
+    /// assert_eq!(l.distance(b, a), -3);
+    /// ```
     #[inline]
     pub const fn distance(&self, from: usize, to: usize) -> isize {
         // Power-of-two capacity, or both cursors in the same lap: the plain difference.
@@ -123,6 +162,15 @@ impl Layout {
 
     /// Lap parity of a cursor: flips every time the cursor passes the last slot. The
     /// multi-producer ring marks even laps published by setting bits and odd laps by clearing.
+    ///
+    /// ```
+    /// use spanring_core::Layout;
+    /// let l = Layout::new(3).unwrap();
+    /// let next = l.advance(2, 1); // from lap 0's last slot to lap 1
+    /// assert!(!l.odd_lap(2));
+    /// assert!(l.odd_lap(next));
+    /// assert!(!l.odd_lap(l.advance(next, 3))); // lap 2
+    /// ```
     #[inline]
     pub const fn odd_lap(&self, cursor: usize) -> bool {
         (cursor >> self.lap_shift) & 1 == 1
@@ -130,6 +178,14 @@ impl Layout {
 
     /// The nearest valid cursor at or before `cursor` (an index beyond the last slot is pulled
     /// back to the last slot). Every cursor of a power-of-two layout is already valid.
+    ///
+    /// ```
+    /// use spanring_core::Layout;
+    /// let l = Layout::new(3).unwrap(); // stamps 4k + 3 name no slot
+    /// assert_eq!(l.normalize(7), 6); // pulled back to the lap's last slot
+    /// assert_eq!(l.normalize(5), 5); // already valid
+    /// assert_eq!(Layout::new(4).unwrap().normalize(7), 7);
+    /// ```
     #[inline]
     pub const fn normalize(&self, cursor: usize) -> usize {
         if cursor & self.mask >= self.capacity {

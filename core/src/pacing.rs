@@ -112,6 +112,14 @@ impl Pacing {
     }
 
     /// Whether a read that knows `known` items paces.
+    ///
+    /// ```
+    /// use spanring_core::Pacing;
+    /// let pacing = Pacing::new(16, 4);
+    /// assert!(pacing.applies(15)); // found 15: spins, then looks again
+    /// assert!(!pacing.applies(16));
+    /// assert!(!Pacing::OFF.applies(1));
+    /// ```
     #[inline]
     pub const fn applies(&self, known: usize) -> bool {
         known < self.fewer_than as usize

@@ -50,18 +50,50 @@ where
     }
 
     /// Number of items shown.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(2).unwrap().copy_from_slice(&[1, 2]);
+    /// assert_eq!(r.try_read(4).unwrap().len(), 2); // at most 4: what is published
+    /// ```
     #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// `true` if no items are shown.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// assert!(r.try_read(0).unwrap().is_empty()); // a read of nothing
+    /// w.try_push(1).unwrap();
+    /// assert!(!r.try_read(1).unwrap().is_empty());
+    /// ```
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The cursor (stream position) of the first item.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(10).build().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
+    /// assert_eq!(r.try_read(1).unwrap().start(), 10);
+    /// assert_eq!(r.try_read(2).unwrap().start(), 11); // after the consumed one
+    /// ```
     #[inline]
     pub fn start(&self) -> usize {
         self.reader.pos.cursor
@@ -69,6 +101,17 @@ where
 
     /// The items as two slices, in order; the second is empty unless the span crosses the end
     /// of plain (not double-mapped) memory.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(3).build().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]); // slots 3, 0, 1
+    /// let span = r.try_read(3).unwrap();
+    /// assert_eq!(span.as_slices(), (&[1][..], &[2, 3][..]));
+    /// ```
     #[inline]
     pub fn as_slices(&self) -> (&[S::Item], &[S::Item]) {
         // Slots [cursor, cursor+len) are published (len ≤ what `poll` found below the published
@@ -85,6 +128,18 @@ where
     }
 
     /// The `i`th item.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(3).build().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(2).unwrap().copy_from_slice(&[5, 6]); // slots 3, 0
+    /// let span = r.try_read(2).unwrap();
+    /// assert_eq!((span.get(0), span.get(1)), (Some(&5), Some(&6)));
+    /// assert_eq!(span.get(2), None);
+    /// ```
     #[inline]
     pub fn get(&self, i: usize) -> Option<&S::Item> {
         let (a, b) = self.as_slices();
@@ -96,6 +151,17 @@ where
     }
 
     /// Iterates over the items in order.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(2).build().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(4).unwrap().copy_from_slice(&[1, 2, 3, 4]); // crosses the end
+    /// let span = r.try_read(4).unwrap();
+    /// assert_eq!(span.iter().copied().collect::<Vec<_>>(), [1, 2, 3, 4]);
+    /// ```
     #[inline]
     pub fn iter(&self) -> SpanIter<'_, S::Item> {
         let (a, b) = self.as_slices();
@@ -104,6 +170,18 @@ where
 
     /// Copies the items into the front of `dst`; returns how many were copied
     /// (`min(len, dst.len())`).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
+    /// let mut out = [0u8; 2];
+    /// assert_eq!(r.try_read(3).unwrap().copy_to_slice(&mut out), 2);
+    /// assert_eq!(out, [1, 2]); // the span still consumes all 3 when dropped
+    /// ```
     #[inline]
     pub fn copy_to_slice(&self, dst: &mut [S::Item]) -> usize
     where
@@ -183,6 +261,18 @@ where
 
     /// Consumes the first `count` items (clamped to the span length); the rest will be shown
     /// again by the next read.
+    ///
+    /// ```
+    /// use spanring_core::{ReadError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
+    /// r.try_read(3).unwrap().consume(2);
+    /// assert_eq!(r.try_read(3).unwrap().to_array::<1>(), Some([3])); // shown again
+    /// assert_eq!(r.try_read(3).unwrap_err(), ReadError::Empty);
+    /// ```
     #[inline]
     pub fn consume(mut self, count: usize) {
         self.finish(count.min(self.len));

@@ -79,6 +79,18 @@ where
     /// # Errors
     ///
     /// [`AttachError::TooManyReaders`] when `N` readers are attached.
+    ///
+    /// ```
+    /// use spanring_core::{AttachError, Reader, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).readers::<1>().build().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_push(1).unwrap(); // before the reader: it will not see this one
+    /// let mut r = Reader::attach(&ring).unwrap(); // as `ring.reader()`
+    /// assert_eq!(Reader::attach(&ring).unwrap_err(), AttachError::TooManyReaders { max: 1 });
+    /// w.try_push(2).unwrap();
+    /// assert_eq!(r.try_pop(), Ok(2));
+    /// ```
     pub fn attach(ring: R) -> Result<Self, AttachError>
     where
         R: RingRef,
@@ -107,6 +119,15 @@ where
     }
 
     /// The ring.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let r = ring.reader().unwrap();
+    /// assert_eq!(r.ring().capacity(), 4);
+    /// assert_eq!(r.ring().reader_count(), 1);
+    /// ```
     pub fn ring(&self) -> &Ring<S, P, W, N> {
         &self.ring
     }
@@ -133,11 +154,34 @@ where
     }
 
     /// This reader's [`Pacing`].
+    ///
+    /// ```
+    /// use spanring_core::{Pacing, Ring, SliceStorage};
+    /// let mut memory = [0u64; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// assert_eq!(r.pacing(), Pacing::new(16, 4)); // `Pacing::for_items::<u64>()`
+    /// r.set_pacing(Pacing::OFF);
+    /// assert_eq!(r.pacing(), Pacing::OFF);
+    /// ```
     pub fn pacing(&self) -> Pacing {
         self.pace
     }
 
-    /// The cursor of the next item this reader will see.
+    /// The cursor of the next item this reader will see: the stream position (it counts on
+    /// past the capacity, wrapping at `usize::MAX` like every cursor).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(10).build().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// assert_eq!(r.cursor(), 10);
+    /// w.try_push(1).unwrap();
+    /// r.pop().unwrap();
+    /// assert_eq!(r.cursor(), 11);
+    /// ```
     #[inline]
     pub fn cursor(&self) -> usize {
         self.pos.cursor
@@ -188,6 +232,18 @@ where
     ///
     /// [`ReadError::Empty`] if nothing is published, [`ReadError::Closed`] if the ring is
     /// closed and this reader has read everything.
+    ///
+    /// ```
+    /// use spanring_core::{ReadError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// assert_eq!(r.try_read(2).unwrap_err(), ReadError::Empty);
+    /// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
+    /// assert_eq!(r.try_read(2).unwrap().to_array::<2>(), Some([1, 2]));
+    /// assert_eq!(r.try_read(2).unwrap().to_array::<1>(), Some([3]));
+    /// ```
     #[inline]
     pub fn try_read(&mut self, max: usize) -> Result<ReadSpan<'_, R>, ReadError> {
         let n = match self.known_ready(max) {
@@ -356,6 +412,19 @@ where
     /// # Errors
     ///
     /// [`ReadError::Closed`] once the ring is closed and drained.
+    ///
+    /// ```
+    /// use spanring_core::{ReadError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
+    /// assert_eq!(r.read(2).unwrap().to_array::<2>(), Some([1, 2])); // at most 2
+    /// assert_eq!(r.read(8).unwrap().to_array::<1>(), Some([3])); // what is there, at least 1
+    /// drop(w); // the last writer closes the ring
+    /// assert_eq!(r.read(8).unwrap_err(), ReadError::Closed);
+    /// ```
     #[inline]
     pub fn read(&mut self, max: usize) -> Result<ReadSpan<'_, R>, ReadError> {
         let n = self.wait_for(1, max, |w, ready| {
@@ -372,6 +441,21 @@ where
     /// # Errors
     ///
     /// [`ReadError::TooLarge`] if `n > capacity`, [`ReadError::Closed`].
+    ///
+    /// ```
+    /// use spanring_core::{ReadError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
+    /// assert_eq!(r.read_exact(2).unwrap().to_array::<2>(), Some([1, 2]));
+    /// let e = r.read_exact(5).unwrap_err();
+    /// assert_eq!(e, ReadError::TooLarge { requested: 5, capacity: 4 });
+    /// drop(w); // closed with one item left: that one, not two
+    /// assert_eq!(r.read_exact(2).unwrap().to_array::<1>(), Some([3]));
+    /// assert_eq!(r.read_exact(2).unwrap_err(), ReadError::Closed);
+    /// ```
     #[inline]
     pub fn read_exact(&mut self, n: usize) -> Result<ReadSpan<'_, R>, ReadError> {
         let cap = self.ring.capacity();
@@ -393,6 +477,21 @@ where
     /// # Errors
     ///
     /// [`ReadError::Closed`], [`ReadError::TimedOut`].
+    ///
+    /// ```
+    /// # #[cfg(feature = "std")] { // `BusySpin`'s timeout needs a clock
+    /// use core::time::Duration;
+    /// use spanring_core::{ReadError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let t = Duration::from_millis(1);
+    /// assert_eq!(r.read_timeout(8, t).unwrap_err(), ReadError::TimedOut);
+    /// w.try_push(1).unwrap();
+    /// assert_eq!(r.read_timeout(8, t).unwrap().to_array::<1>(), Some([1]));
+    /// # }
+    /// ```
     #[inline]
     pub fn read_timeout(
         &mut self,
@@ -916,6 +1015,19 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// # Errors
     ///
     /// [`AttachError::TooManyReaders`] when `READERS` readers are attached.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let mut early = ring.reader().unwrap();
+    /// w.try_push(1).unwrap();
+    /// let mut late = ring.reader().unwrap();
+    /// w.try_push(2).unwrap();
+    /// assert_eq!((early.try_pop(), early.try_pop()), (Ok(1), Ok(2))); // broadcast: every item
+    /// assert_eq!(late.try_pop(), Ok(2)); // from its attach on
+    /// ```
     pub fn reader(&self) -> Result<Reader<&Self>, AttachError> {
         Reader::attach(self)
     }

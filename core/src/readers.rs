@@ -153,6 +153,15 @@ const SCAN_RETRIES: usize = 4;
 
 impl<const N: usize> ReaderRegistry<N> {
     /// An empty registry whose cached minimum starts at `start` (the ring's first cursor).
+    ///
+    /// ```
+    /// use spanring_core::sync::AtomicUsize;
+    /// use spanring_core::ReaderRegistry;
+    /// let readers = ReaderRegistry::<4>::new(100);
+    /// assert_eq!((readers.cached_min(), readers.active()), (100, 0));
+    /// let slot = readers.attach(&AtomicUsize::new(100)).unwrap();
+    /// assert_eq!(readers.cursor(slot), 100);
+    /// ```
     pub fn new(start: usize) -> Self {
         Self {
             slots: core::array::from_fn(|_| {
@@ -168,6 +177,12 @@ impl<const N: usize> ReaderRegistry<N> {
 
     /// An empty registry for a ring starting at cursor 0, in `const` context (for `static`
     /// rings). Not available under the loom model checker, whose atomics are not const.
+    ///
+    /// ```
+    /// use spanring_core::ReaderRegistry;
+    /// static READERS: ReaderRegistry<2> = ReaderRegistry::new_at_zero();
+    /// assert_eq!((READERS.cached_min(), READERS.active()), (0, 0));
+    /// ```
     #[cfg(not(spanring_loom))]
     pub const fn new_at_zero() -> Self {
         Self {
@@ -183,6 +198,12 @@ impl<const N: usize> ReaderRegistry<N> {
     }
 
     /// The registry's capacity.
+    ///
+    /// ```
+    /// use spanring_core::ReaderRegistry;
+    /// let readers = ReaderRegistry::<3>::new(0);
+    /// assert_eq!(readers.capacity(), 3);
+    /// ```
     pub const fn capacity(&self) -> usize {
         N
     }
@@ -192,6 +213,16 @@ impl<const N: usize> ReaderRegistry<N> {
     /// # Errors
     ///
     /// [`AttachError::TooManyReaders`] when all `N` slots are taken.
+    ///
+    /// ```
+    /// use spanring_core::sync::AtomicUsize;
+    /// use spanring_core::{AttachError, ReaderRegistry};
+    /// let published = AtomicUsize::new(7);
+    /// let readers = ReaderRegistry::<1>::new(7);
+    /// let slot = readers.attach(&published).unwrap();
+    /// assert_eq!(readers.cursor(slot), 7); // starts at the published cursor
+    /// assert_eq!(readers.attach(&published), Err(AttachError::TooManyReaders { max: 1 }));
+    /// ```
     pub fn attach(&self, published: &AtomicUsize) -> Result<usize, AttachError> {
         for (i, slot) in self.slots.iter().enumerate() {
             // Acquire on success: pairs with the Release `detach` of the slot's previous
@@ -232,6 +263,17 @@ impl<const N: usize> ReaderRegistry<N> {
     }
 
     /// Frees slot `i`; writers stop waiting for it from their next scan on.
+    ///
+    /// ```
+    /// use spanring_core::sync::AtomicUsize;
+    /// use spanring_core::ReaderRegistry;
+    /// let published = AtomicUsize::new(0);
+    /// let readers = ReaderRegistry::<1>::new(0);
+    /// let slot = readers.attach(&published).unwrap();
+    /// readers.detach(slot);
+    /// assert_eq!(readers.active(), 0);
+    /// assert!(readers.attach(&published).is_ok()); // the slot is free again
+    /// ```
     pub fn detach(&self, i: usize) {
         // Release: the reader's last reads of its slots happen before writers, which acquire
         // the state in their scan, may reuse them.
@@ -239,6 +281,17 @@ impl<const N: usize> ReaderRegistry<N> {
     }
 
     /// Current cursor of slot `i`.
+    ///
+    /// ```
+    /// use spanring_core::sync::{AtomicUsize, Ordering};
+    /// use spanring_core::ReaderRegistry;
+    /// let published = AtomicUsize::new(5);
+    /// let readers = ReaderRegistry::<2>::new(5);
+    /// let slot = readers.attach(&published).unwrap();
+    /// assert_eq!(readers.cursor(slot), 5);
+    /// readers.store_cursor(slot, 6);
+    /// assert_eq!(readers.cursor(slot), 6);
+    /// ```
     #[inline]
     pub fn cursor(&self, i: usize) -> usize {
         // Acquire: pairs with the Release in store_cursor (and the attach stores).
@@ -246,6 +299,17 @@ impl<const N: usize> ReaderRegistry<N> {
     }
 
     /// Moves slot `i`'s cursor (the reader consumed up to `cursor`).
+    ///
+    /// ```
+    /// use spanring_core::sync::{AtomicUsize, Ordering};
+    /// use spanring_core::ReaderRegistry;
+    /// let published = AtomicUsize::new(0);
+    /// let readers = ReaderRegistry::<2>::new(0);
+    /// let slot = readers.attach(&published).unwrap();
+    /// published.store(5, Ordering::Release); // five items published
+    /// readers.store_cursor(slot, 3); // the reader consumed three
+    /// assert_eq!(readers.refresh_min(&published), Some(3));
+    /// ```
     #[inline]
     pub fn store_cursor(&self, i: usize, cursor: usize) {
         // Release: the reader's reads of the consumed slots happen before a writer that
@@ -267,6 +331,19 @@ impl<const N: usize> ReaderRegistry<N> {
 
     /// The cached minimum: a cursor no active reader is behind. May be stale (lower than the
     /// truth), never too high.
+    ///
+    /// ```
+    /// use spanring_core::sync::{AtomicUsize, Ordering};
+    /// use spanring_core::ReaderRegistry;
+    /// let published = AtomicUsize::new(0);
+    /// let readers = ReaderRegistry::<2>::new(0);
+    /// let slot = readers.attach(&published).unwrap();
+    /// published.store(8, Ordering::Release);
+    /// readers.store_cursor(slot, 5);
+    /// assert_eq!(readers.cached_min(), 0); // stale until a rescan: lower, never higher
+    /// assert_eq!(readers.refresh_min(&published), Some(5));
+    /// assert_eq!(readers.cached_min(), 5);
+    /// ```
     #[inline]
     pub fn cached_min(&self) -> usize {
         // Acquire: pairs with the Release store in refresh_min, which was made after acquiring
@@ -278,6 +355,17 @@ impl<const N: usize> ReaderRegistry<N> {
     /// readers the minimum is the published cursor (slots beyond it may still be held by
     /// writers). Returns `None` if readers kept attaching during every retry (the cache then
     /// keeps its older, lower value).
+    ///
+    /// ```
+    /// use spanring_core::sync::{AtomicUsize, Ordering};
+    /// use spanring_core::ReaderRegistry;
+    /// let published = AtomicUsize::new(4);
+    /// let readers = ReaderRegistry::<2>::new(0);
+    /// assert_eq!(readers.refresh_min(&published), Some(4)); // no readers: the published cursor
+    /// let _slot = readers.attach(&published).unwrap();
+    /// published.store(9, Ordering::Release);
+    /// assert_eq!(readers.refresh_min(&published), Some(4)); // the reader is still at 4
+    /// ```
     pub fn refresh_min(&self, published: &AtomicUsize) -> Option<usize> {
         for _ in 0..SCAN_RETRIES {
             // AcqRel RMWs (not loads): they take a place in the generation's modification
@@ -305,6 +393,18 @@ impl<const N: usize> ReaderRegistry<N> {
     }
 
     /// Number of active readers (a snapshot).
+    ///
+    /// ```
+    /// use spanring_core::sync::AtomicUsize;
+    /// use spanring_core::ReaderRegistry;
+    /// let published = AtomicUsize::new(0);
+    /// let readers = ReaderRegistry::<4>::new(0);
+    /// let a = readers.attach(&published).unwrap();
+    /// let _b = readers.attach(&published).unwrap();
+    /// assert_eq!(readers.active(), 2);
+    /// readers.detach(a);
+    /// assert_eq!(readers.active(), 1);
+    /// ```
     pub fn active(&self) -> usize {
         self.slots
             .iter()

@@ -69,6 +69,15 @@ impl<S: Storage> Ring<S> {
     /// # Errors
     ///
     /// [`CapacityError`] if the storage has 0 slots or more than [`Layout`] supports.
+    ///
+    /// ```
+    /// use spanring_core::{CapacityError, Ring, SliceStorage};
+    /// let mut memory = [0u16; 5]; // any capacity
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// assert_eq!(ring.capacity(), 5);
+    /// let mut nothing: [u16; 0] = [];
+    /// assert_eq!(Ring::new(SliceStorage::new(&mut nothing)).unwrap_err(), CapacityError::Zero);
+    /// ```
     pub fn new(storage: S) -> Result<Self, CapacityError> {
         Self::builder(storage).build()
     }
@@ -84,6 +93,18 @@ impl<S: Storage, B: crate::RecordWords> Ring<S, MultiProducer<B>> {
     /// # Errors
     ///
     /// [`CapacityError`], including [`CapacityError::BitsetTooSmall`].
+    ///
+    /// ```
+    /// use spanring_core::{multi_words, sync::AtomicUsize, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let words: [AtomicUsize; multi_words(4)] = Default::default();
+    /// let ring = Ring::new_multi(SliceStorage::new(&mut memory), words).unwrap();
+    /// let (mut a, mut r) = (ring.writer().unwrap(), ring.reader().unwrap());
+    /// let mut b = a.clone(); // a second writer
+    /// a.try_push(1).unwrap();
+    /// b.try_push(2).unwrap();
+    /// assert_eq!(r.try_read(4).unwrap().to_array::<2>(), Some([1, 2]));
+    /// ```
     pub fn new_multi(storage: S, bits: B) -> Result<Self, CapacityError> {
         Ring::builder(storage).multi_producer(bits).build()
     }
@@ -174,6 +195,16 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
 
     /// Replaces the two wait-strategy instances (writers wait on `space`, readers on `data`),
     /// for strategies that carry configuration.
+    ///
+    /// ```
+    /// use spanring_core::{Backoff, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).wait::<Backoff>().build().unwrap();
+    /// let (writers, readers) = (Backoff { max_exponent: 10 }, Backoff { max_exponent: 0 });
+    /// let ring = ring.with_wait_strategies(writers, readers);
+    /// assert_eq!(ring.space_wait().max_exponent, 10); // writers: up to 1024 hints between checks
+    /// assert_eq!(ring.data_wait().max_exponent, 0); // readers: one hint between checks
+    /// ```
     #[must_use]
     pub fn with_wait_strategies(mut self, space: W, data: W) -> Self {
         self.space = CachePadded::new(space);
@@ -182,16 +213,45 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     }
 
     /// Number of slots.
+    ///
+    /// ```
+    /// use spanring_core::{ReserveError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 6];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// assert_eq!(ring.capacity(), 6);
+    /// let err = ring.writer().unwrap().try_reserve(7).unwrap_err();
+    /// assert_eq!(err, ReserveError::TooLarge { requested: 7, capacity: 6 });
+    /// ```
     pub fn capacity(&self) -> usize {
         self.layout.capacity()
     }
 
     /// The cursor layout (slot mapping) of this ring.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 3];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(usize::MAX).build().unwrap();
+    /// let layout = ring.layout();
+    /// assert_eq!(layout.capacity(), 3);
+    /// assert_eq!(ring.start(), layout.normalize(usize::MAX)); // the start was rounded down
+    /// assert_eq!(layout.index(ring.start()), 2); // to the lap's last slot
+    /// ```
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
 
     /// The cursor the ring started at.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(40).build().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_push(1).unwrap();
+    /// assert_eq!(ring.start(), 40); // fixed; the published cursor moves on
+    /// assert_eq!(ring.published(), 41);
+    /// ```
     #[inline]
     pub fn start(&self) -> usize {
         self.start
@@ -200,6 +260,17 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// The public cursor: every item before it is published (on a multi-producer ring: or
     /// skipped). On a multi-producer ring this walks the publication records from the last
     /// known position first (the cursor is a hint there, see [`MultiProducer`]).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let span = w.try_reserve(2).unwrap();
+    /// assert_eq!(ring.published(), 0); // reserved, not yet published
+    /// drop(span);
+    /// assert_eq!(ring.published(), 2);
+    /// ```
     pub fn published(&self) -> usize {
         match self.producer.multi() {
             Some(m) => m.walk_hint(&self.layout, &self.published),
@@ -331,6 +402,16 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// Whether [`close`](Self::close) was called (or the last writer dropped): new
     /// reservations fail. Readers may still have items to drain (and, on a single-producer
     /// ring, a span reserved before the close may still be published).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let w = ring.writer().unwrap();
+    /// assert!(!ring.is_closed());
+    /// drop(w); // the last writer closes the ring
+    /// assert!(ring.is_closed());
+    /// ```
     pub fn is_closed(&self) -> bool {
         // Acquire: see `close`.
         if self.closed.load(Ordering::Acquire) {
@@ -346,6 +427,17 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     }
 
     /// Readers attached right now (a snapshot).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let a = ring.reader().unwrap();
+    /// let _b = ring.reader().unwrap();
+    /// assert_eq!(ring.reader_count(), 2);
+    /// drop(a);
+    /// assert_eq!(ring.reader_count(), 1);
+    /// ```
     pub fn reader_count(&self) -> usize {
         self.readers.active()
     }

@@ -82,18 +82,37 @@ pub struct Sequence {
 impl Sequence {
     crate::__maybe_const_fn! {
         /// A sequence starting at `value`.
+        ///
+        /// ```
+        /// use spanring_core::{sync::Ordering, Sequence};
+        /// static CURSOR: Sequence = Sequence::new(5); // `const`
+        /// assert_eq!(CURSOR.load(Ordering::Relaxed), 5);
+        /// ```
         pub fn new(value: usize) -> Self {
             Self { value: CachePadded::new(AtomicUsize::new(value)) }
         }
     }
 
     /// Loads the cursor.
+    ///
+    /// ```
+    /// use spanring_core::{sync::Ordering, Sequence};
+    /// let s = Sequence::new(3);
+    /// assert_eq!(s.load(Ordering::Acquire), 3);
+    /// ```
     #[inline]
     pub fn load(&self, order: Ordering) -> usize {
         self.value.load(order)
     }
 
     /// Stores the cursor.
+    ///
+    /// ```
+    /// use spanring_core::{sync::Ordering, Sequence};
+    /// let s = Sequence::new(0);
+    /// s.store(usize::MAX, Ordering::Release);
+    /// assert_eq!(s.load(Ordering::Acquire), usize::MAX);
+    /// ```
     #[inline]
     pub fn store(&self, value: usize, order: Ordering) {
         self.value.store(value, order);
@@ -104,6 +123,13 @@ impl Sequence {
     /// # Errors
     ///
     /// The current value, when it was not `current`.
+    ///
+    /// ```
+    /// use spanring_core::{sync::Ordering, Sequence};
+    /// let s = Sequence::new(10);
+    /// assert_eq!(s.compare_exchange(10, 12, Ordering::AcqRel, Ordering::Relaxed), Ok(10));
+    /// assert_eq!(s.compare_exchange(10, 14, Ordering::AcqRel, Ordering::Relaxed), Err(12));
+    /// ```
     #[inline]
     pub fn compare_exchange(
         &self,
@@ -120,6 +146,16 @@ impl Sequence {
     /// # Errors
     ///
     /// The current value, when it was not `current` (or spuriously).
+    ///
+    /// ```
+    /// use spanring_core::{sync::Ordering::{AcqRel, Relaxed}, Sequence};
+    /// let s = Sequence::new(10);
+    /// let mut current = s.load(Relaxed);
+    /// while let Err(actual) = s.compare_exchange_weak(current, current + 4, AcqRel, Relaxed) {
+    ///     current = actual; // moved meanwhile, or a spurious failure: retry
+    /// }
+    /// assert_eq!(s.load(Relaxed), 14);
+    /// ```
     #[inline]
     pub fn compare_exchange_weak(
         &self,
@@ -134,12 +170,28 @@ impl Sequence {
 
     /// The underlying atomic (for APIs such as [`ReaderRegistry`](crate::ReaderRegistry) that
     /// take any `AtomicUsize` cursor).
+    ///
+    /// ```
+    /// use spanring_core::{ReaderRegistry, Sequence};
+    /// let published = Sequence::new(7);
+    /// let readers = ReaderRegistry::<1>::new(7);
+    /// let slot = readers.attach(published.as_atomic()).unwrap();
+    /// assert_eq!(readers.cursor(slot), 7);
+    /// ```
     #[inline]
     pub fn as_atomic(&self) -> &AtomicUsize {
         &self.value
     }
 
     /// Wrapping fetch-add; returns the previous value.
+    ///
+    /// ```
+    /// use spanring_core::{sync::Ordering, Sequence};
+    /// let claim = Sequence::new(0);
+    /// let first = claim.fetch_add(4, Ordering::Relaxed); // claims positions 0..4
+    /// let second = claim.fetch_add(2, Ordering::Relaxed); // and 4..6
+    /// assert_eq!((first, second, claim.load(Ordering::Relaxed)), (0, 4, 6));
+    /// ```
     #[inline]
     pub fn fetch_add(&self, n: usize, order: Ordering) -> usize {
         self.value.fetch_add(n, order)

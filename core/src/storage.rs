@@ -58,6 +58,16 @@ pub struct SliceStorage<'a, T> {
 
 impl<'a, T> SliceStorage<'a, T> {
     /// Takes the slice for the lifetime of the ring.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u32; 4];
+    /// {
+    ///     let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    ///     ring.writer().unwrap().try_push(7).unwrap();
+    /// }
+    /// assert_eq!(memory[0], 7); // the caller's memory again once the ring is gone
+    /// ```
     pub fn new(slice: &'a mut [T]) -> Self {
         let len = slice.len();
         Self {
@@ -113,6 +123,15 @@ pub struct InlineStorage<T, const N: usize> {
 
 impl<T, const N: usize> InlineStorage<T, N> {
     /// Wraps an initialised array.
+    ///
+    /// ```
+    /// use spanring_core::{InlineStorage, Ring, Storage};
+    /// let storage = InlineStorage::new([9u8; 4]);
+    /// assert_eq!(storage.capacity(), 4);
+    /// let ring = Ring::new(storage).unwrap(); // the ring owns its slots
+    /// let mut w = ring.writer().unwrap();
+    /// assert_eq!(w.try_reserve(1).unwrap()[0], 9); // slots start as the array's values
+    /// ```
     pub const fn new(slots: [T; N]) -> Self {
         Self {
             slots: UnsafeCell::new(slots),

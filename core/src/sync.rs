@@ -25,6 +25,21 @@ pub use loom::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 
 /// A hint to the CPU that we are busy-waiting (or a loom yield under the model checker, so
 /// that spinning loops explore other threads instead of spinning forever).
+///
+/// ```
+/// use spanring_core::sync::{spin_loop, AtomicBool, AtomicUsize, Ordering};
+/// let (data, ready) = (AtomicUsize::new(0), AtomicBool::new(false));
+/// std::thread::scope(|s| {
+///     s.spawn(|| {
+///         data.store(42, Ordering::Relaxed);
+///         ready.store(true, Ordering::Release);
+///     });
+///     while !ready.load(Ordering::Acquire) {
+///         spin_loop();
+///     }
+///     assert_eq!(data.load(Ordering::Relaxed), 42); // stored before `ready`
+/// });
+/// ```
 #[inline]
 pub fn spin_loop() {
     #[cfg(not(spanring_loom))]
@@ -39,6 +54,14 @@ pub fn spin_loop() {
 /// other on every try (crossbeam's `Backoff::spin` does the same). Nothing under loom (the
 /// model explores the retries without it) or Miri (which turns every pause hint into a thread
 /// switch: a doc-test with two writers took over 14 minutes with the spins).
+///
+/// ```
+/// use spanring_core::sync::contention_backoff;
+/// let mut step = 0;
+/// contention_backoff(&mut step); // 1 hint
+/// contention_backoff(&mut step); // 2 hints
+/// assert_eq!(step, 2); // the next call spins 4 times (at most 64)
+/// ```
 #[inline]
 pub fn contention_backoff(step: &mut u32) {
     #[cfg(not(any(spanring_loom, miri)))]

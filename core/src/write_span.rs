@@ -67,18 +67,44 @@ where
     }
 
     /// Number of reserved slots.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// assert_eq!(w.try_reserve(3).unwrap().len(), 3); // exactly what was asked for
+    /// ```
     #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// `true` for a zero-slot reservation.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// assert!(w.try_reserve(0).unwrap().is_empty());
+    /// assert!(!w.try_reserve(1).unwrap().is_empty());
+    /// ```
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The cursor of the first reserved slot (its position in the stream).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(100).build().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_push(1).unwrap();
+    /// assert_eq!(w.try_reserve(2).unwrap().start(), 101);
+    /// ```
     #[inline]
     pub fn start(&self) -> usize {
         self.start
@@ -86,6 +112,20 @@ where
 
     /// The reserved slots as two slices, in order; the second is empty unless the span
     /// crosses the end of plain (not double-mapped) memory.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(2).build().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let mut span = w.try_reserve(3).unwrap(); // slots 2, 3, 0
+    /// let (first, second) = span.as_mut_slices();
+    /// first.copy_from_slice(&[1, 2]);
+    /// second[0] = 3;
+    /// drop(span);
+    /// assert_eq!(r.try_read(3).unwrap().to_array::<3>(), Some([1, 2, 3]));
+    /// ```
     #[inline]
     pub fn as_mut_slices(&mut self) -> (&mut [S::Item], &mut [S::Item]) {
         // The claim protocol gave this span exclusive use of slots [start, start+len): no reader
@@ -96,6 +136,16 @@ where
     }
 
     /// The reserved slots as two shared slices.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [5u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let mut span = w.try_reserve(2).unwrap();
+    /// span[1] = 6;
+    /// assert_eq!(span.as_slices(), (&[5, 6][..], &[][..])); // slots keep their last values
+    /// ```
     #[inline]
     pub fn as_slices(&self) -> (&[S::Item], &[S::Item]) {
         // SAFETY: as in `as_mut_slices`; shared access through `&self`.
@@ -103,6 +153,19 @@ where
     }
 
     /// The `i`th reserved slot.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let mut span = w.try_reserve(2).unwrap();
+    /// *span.get_mut(1).unwrap() = 9;
+    /// assert!(span.get_mut(2).is_none()); // past the span
+    /// drop(span);
+    /// assert_eq!(r.try_read(2).unwrap().to_array::<2>(), Some([0, 9]));
+    /// ```
     #[inline]
     pub fn get_mut(&mut self, i: usize) -> Option<&mut S::Item> {
         let (a, b) = self.as_mut_slices();
@@ -131,6 +194,18 @@ where
     }
 
     /// Iterates over the reserved slots in order.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(3).build().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let mut span = w.try_reserve(3).unwrap(); // crosses the end
+    /// span.iter_mut().zip(1..).for_each(|(slot, i)| *slot = i);
+    /// drop(span);
+    /// assert_eq!(r.try_read(3).unwrap().to_array::<3>(), Some([1, 2, 3]));
+    /// ```
     #[inline]
     pub fn iter_mut(&mut self) -> SpanIterMut<'_, S::Item> {
         let (a, b) = self.as_mut_slices();
@@ -142,6 +217,16 @@ where
     /// # Panics
     ///
     /// If `src.len() != self.len()` (as `slice::copy_from_slice`).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(3).build().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(2).unwrap().copy_from_slice(&[4, 5]); // slots 3, 0
+    /// assert_eq!(r.try_read(2).unwrap().to_array::<2>(), Some([4, 5]));
+    /// ```
     #[inline]
     pub fn copy_from_slice(&mut self, src: &[S::Item])
     where
@@ -191,6 +276,16 @@ where
     }
 
     /// Sets every reserved slot to `value`.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(3).unwrap().fill(7);
+    /// assert_eq!(r.try_read(4).unwrap().to_array::<3>(), Some([7, 7, 7]));
+    /// ```
     #[inline]
     pub fn fill(&mut self, value: S::Item)
     where
@@ -249,6 +344,19 @@ where
     }
 
     /// Publishes the first `count` slots (clamped to the span length) and releases the rest.
+    ///
+    /// ```
+    /// use spanring_core::{ReadError, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let mut span = w.try_reserve(3).unwrap();
+    /// span.copy_from_slice(&[1, 2, 3]);
+    /// span.publish(2); // the third slot is released unpublished
+    /// assert_eq!(r.try_read(4).unwrap().to_array::<2>(), Some([1, 2]));
+    /// assert_eq!(r.try_read(4).unwrap_err(), ReadError::Empty);
+    /// ```
     #[inline]
     pub fn publish(mut self, count: usize) {
         self.end(count.min(self.len));

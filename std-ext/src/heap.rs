@@ -52,6 +52,18 @@ impl<T> HeapStorage<T> {
     /// # Errors
     ///
     /// [`EmptyStorage`] when there are no items.
+    ///
+    /// ```
+    /// use spanring_std::{EmptyStorage, HeapStorage};
+    /// use spanring_core::Storage;
+    /// let slots = HeapStorage::new([10u32, 20, 30])?; // no `Default` needed
+    /// assert_eq!(slots.capacity(), 3);
+    /// // SAFETY (example): the pointer is valid for `capacity()` initialised items; nothing writes.
+    /// let items = unsafe { std::slice::from_raw_parts(slots.as_mut_ptr(), slots.capacity()) };
+    /// assert_eq!(items, [10, 20, 30]);
+    /// assert_eq!(HeapStorage::<u32>::new(Vec::new()).unwrap_err(), EmptyStorage);
+    /// # Ok::<(), EmptyStorage>(())
+    /// ```
     pub fn new(items: impl Into<Box<[T]>>) -> Result<Self, EmptyStorage> {
         let items: Box<[T]> = items.into();
         let len = items.len();
@@ -73,6 +85,18 @@ impl<T> HeapStorage<T> {
     /// # Errors
     ///
     /// [`EmptyStorage`] when `capacity == 0`.
+    ///
+    /// ```
+    /// use spanring_std::{EmptyStorage, HeapStorage};
+    /// use spanring_core::Storage;
+    /// let slots = HeapStorage::<String>::with_capacity(3)?;
+    /// assert_eq!(slots.capacity(), 3);
+    /// // SAFETY (example): the pointer is valid for `capacity()` initialised items; nothing writes.
+    /// let items = unsafe { std::slice::from_raw_parts(slots.as_mut_ptr(), slots.capacity()) };
+    /// assert!(items.iter().all(String::is_empty)); // each `String::default()`
+    /// assert_eq!(HeapStorage::<String>::with_capacity(0).unwrap_err(), EmptyStorage);
+    /// # Ok::<(), EmptyStorage>(())
+    /// ```
     pub fn with_capacity(capacity: usize) -> Result<Self, EmptyStorage>
     where
         T: Default,

@@ -16,11 +16,23 @@ pub struct WakerCellId(usize);
 impl WakerCellId {
     /// The id of cell `index` — for implementors of [`WakerRegistry`]. A forged id can only
     /// disturb the wake-ups of the cell's real owner (a logic error), never memory safety.
+    ///
+    /// ```
+    /// use spanring_core::WakerCellId;
+    /// let id = WakerCellId::new(3);
+    /// assert_eq!(id, WakerCellId::new(3));
+    /// assert_ne!(id, WakerCellId::new(4));
+    /// ```
     pub fn new(index: usize) -> Self {
         Self(index)
     }
 
     /// The cell's index.
+    ///
+    /// ```
+    /// use spanring_core::WakerCellId;
+    /// assert_eq!(WakerCellId::new(5).index(), 5);
+    /// ```
     pub fn index(&self) -> usize {
         self.0
     }
@@ -84,6 +96,13 @@ pub struct AsyncWait<const CELLS: usize = 8> {
 impl<const CELLS: usize> AsyncWait<CELLS> {
     crate::__maybe_const_fn! {
         /// A strategy with no waker registered (`const`, so it can live in a `static`).
+        ///
+        /// ```
+        /// use spanring_core::AsyncWait;
+        /// static WAIT: AsyncWait<4> = AsyncWait::new();
+        /// assert_eq!(WAIT.registered(), 0);
+        /// assert_eq!(WAIT.occupied_cells(), 0);
+        /// ```
         pub fn new() -> Self {
             Self {
                 active: AtomicUsize::new(0),
@@ -103,6 +122,15 @@ impl<const CELLS: usize> AsyncWait<CELLS> {
 
     /// Cells claimed by pending futures right now (a snapshot): 0 once every future has
     /// completed or been dropped.
+    ///
+    /// ```
+    /// use spanring_core::{AsyncWait, WakerRegistry};
+    /// let wait = AsyncWait::<2>::new();
+    /// let cell = wait.claim_cell().unwrap(); // what a future does at its first `Pending`
+    /// assert_eq!(wait.registered(), 1);
+    /// wait.release(cell); // what it does when it completes or is dropped
+    /// assert_eq!(wait.registered(), 0);
+    /// ```
     pub fn registered(&self) -> usize {
         // Relaxed: a snapshot for diagnostics and tests.
         self.active.load(Ordering::Relaxed)
@@ -110,6 +138,17 @@ impl<const CELLS: usize> AsyncWait<CELLS> {
 
     /// Cells whose state says occupied (a snapshot; agrees with [`registered`](Self::registered)
     /// when nothing is in flight).
+    ///
+    /// ```
+    /// use spanring_core::{AsyncWait, WakerRegistry};
+    /// let wait = AsyncWait::<2>::new();
+    /// let (a, b) = (wait.claim_cell().unwrap(), wait.claim_cell().unwrap());
+    /// assert_eq!((wait.occupied_cells(), wait.registered()), (2, 2));
+    /// assert!(wait.claim_cell().is_none()); // all taken
+    /// wait.release(a);
+    /// wait.release(b);
+    /// assert_eq!(wait.occupied_cells(), 0);
+    /// ```
     pub fn occupied_cells(&self) -> usize {
         self.cells.iter().filter(|c| c.is_occupied()).count()
     }

@@ -302,6 +302,21 @@ where
     ///
     /// The future resolves to [`ReadError::TooLarge`] if `n > capacity`, or
     /// [`ReadError::Closed`].
+    ///
+    /// ```
+    /// # use core::{future::Future, pin::pin, task::{Context, Poll}}; use std::{sync::Arc, task::Wake};
+    /// # struct Nothing; impl Wake for Nothing { fn wake(self: Arc<Self>) {} }
+    /// # let waker = Arc::new(Nothing).into(); let mut cx = Context::from_waker(&waker);
+    /// use spanring_core::{AsyncWait, InlineStorage, Ring};
+    /// let ring = Ring::builder(InlineStorage::new([0u8; 4])).wait::<AsyncWait>().build().unwrap();
+    /// let (mut w, mut r) = (ring.writer().unwrap(), ring.reader().unwrap());
+    /// w.try_push(1).unwrap();
+    /// let mut read = pin!(r.read_exact_async(2));
+    /// assert!(read.as_mut().poll(&mut cx).is_pending()); // one of two: waits
+    /// w.try_push(2).unwrap(); // wakes it
+    /// let items = read.as_mut().poll(&mut cx).map(|span| span.unwrap().to_array::<2>());
+    /// assert_eq!(items, Poll::Ready(Some([1, 2])));
+    /// ```
     pub fn read_exact_async(&mut self, n: usize) -> ReadFuture<'_, R> {
         ReadFuture {
             reader: Some(self),
@@ -437,11 +452,35 @@ impl<S: Storage, P: ClaimMode, W: WakerRegistry, const N: usize> AsyncRing for R
 impl<S: Storage, P: ClaimMode, W: crate::WaitStrategy, const N: usize> Ring<S, P, W, N> {
     /// The wait strategy writers wait on for free space (readers notify it) — e.g. to check
     /// [`AsyncWait::registered`](crate::AsyncWait::registered).
+    ///
+    /// ```
+    /// # use core::{future::Future, pin::pin, task::Context}; use std::{sync::Arc, task::Wake};
+    /// # struct Nothing; impl Wake for Nothing { fn wake(self: Arc<Self>) {} }
+    /// # let waker = Arc::new(Nothing).into(); let mut cx = Context::from_waker(&waker);
+    /// use spanring_core::{AsyncWait, InlineStorage, Ring};
+    /// let ring = Ring::builder(InlineStorage::new([0u8; 1])).wait::<AsyncWait>().build().unwrap();
+    /// let (mut w, _r) = (ring.writer().unwrap(), ring.reader().unwrap());
+    /// w.try_push(1).unwrap(); // full: the reader has not consumed it
+    /// let mut reserve = pin!(w.reserve_async(1));
+    /// assert!(reserve.as_mut().poll(&mut cx).is_pending());
+    /// assert_eq!(ring.space_wait().registered(), 1); // the pending future's cell
+    /// ```
     pub fn space_wait(&self) -> &W {
         &self.space
     }
 
     /// The wait strategy readers wait on for items (writers notify it).
+    ///
+    /// ```
+    /// use spanring_core::{Backoff, Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory))
+    ///     .wait_with(Backoff::new(), Backoff { max_exponent: 2 })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(ring.data_wait().max_exponent, 2); // readers back off less than writers
+    /// assert_eq!(ring.space_wait().max_exponent, 6);
+    /// ```
     pub fn data_wait(&self) -> &W {
         &self.data
     }

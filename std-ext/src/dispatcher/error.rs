@@ -48,6 +48,18 @@ pub struct PostError<F>(pub F);
 
 impl<F> PostError<F> {
     /// The closure that was not posted.
+    ///
+    /// ```
+    /// use spanring_std::Dispatcher;
+    /// let (dispatcher, mut poster) = Dispatcher::spawn(4, 0u32)?;
+    /// assert_eq!(dispatcher.shutdown().unwrap(), 0);
+    /// let refused = poster.post(|n: &mut u32| *n += 1).unwrap_err();
+    /// let callback = refused.into_inner(); // never ran: ours to call or drop
+    /// let mut n = 1;
+    /// callback(&mut n);
+    /// assert_eq!(n, 2);
+    /// # Ok::<(), spanring_std::SpawnError>(())
+    /// ```
     pub fn into_inner(self) -> F {
         self.0
     }
@@ -97,6 +109,19 @@ pub enum TryPostError<F> {
 
 impl<F> TryPostError<F> {
     /// The closure that was not posted.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use spanring_std::Dispatcher;
+    /// let (dispatcher, mut poster) = Dispatcher::spawn(4, ())?;
+    /// dispatcher.shutdown().unwrap();
+    /// let (tx, rx) = mpsc::channel();
+    /// let refused = poster.try_post(move |_| tx.send(7).unwrap()).unwrap_err();
+    /// assert!(!refused.is_full()); // `Closed`
+    /// refused.into_inner()(&mut ()); // never ran: ours to call or drop
+    /// assert_eq!(rx.try_recv(), Ok(7));
+    /// # Ok::<(), spanring_std::SpawnError>(())
+    /// ```
     pub fn into_inner(self) -> F {
         match self {
             TryPostError::Full(f) | TryPostError::Closed(f) => f,
@@ -104,6 +129,20 @@ impl<F> TryPostError<F> {
     }
 
     /// True for [`TryPostError::Full`].
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use spanring_std::Dispatcher;
+    /// let (dispatcher, mut poster) = Dispatcher::spawn(1, ())?;
+    /// let (go, gate) = mpsc::channel::<()>();
+    /// // The only slot stays taken until this callback returns, i.e. until `go` sends.
+    /// poster.post(move |_| drop(gate.recv())).unwrap();
+    /// assert!(poster.try_post(|_| ()).unwrap_err().is_full());
+    /// go.send(()).unwrap();
+    /// drop(poster);
+    /// dispatcher.join().unwrap();
+    /// # Ok::<(), spanring_std::SpawnError>(())
+    /// ```
     pub fn is_full(&self) -> bool {
         matches!(self, TryPostError::Full(_))
     }

@@ -87,6 +87,16 @@ impl<T: Copy + Zeroable> DoubleMapped<T> {
     /// that overflow, [`MapError::AlignmentTooLarge`], and [`MapError::Os`] /
     /// [`MapError::WrongAddress`] / [`MapError::AliasingCheckFailed`] when the OS refuses or
     /// misbehaves.
+    ///
+    /// ```
+    /// use spanring_std::{DoubleMapped, MapError};
+    /// let buf = DoubleMapped::<u64>::new(100)?;
+    /// assert!(buf.capacity() >= 100); // rounded up to whole pages
+    /// assert_eq!(buf.capacity(), DoubleMapped::<u64>::rounded_capacity(100)?);
+    /// assert_eq!(DoubleMapped::<u64>::new(0).unwrap_err(), MapError::ZeroCapacity);
+    /// assert_eq!(DoubleMapped::<()>::new(8).unwrap_err(), MapError::ZeroSizedItem);
+    /// # Ok::<(), MapError>(())
+    /// ```
     pub fn new(min_capacity: usize) -> Result<Self, MapError> {
         let page_size = mapping::page_size()?;
         if core::mem::align_of::<T>() > page_size {
@@ -128,6 +138,18 @@ impl<T: Copy + Zeroable> DoubleMapped<T> {
 
 impl<T> DoubleMapped<T> {
     /// Items per half: element `i + capacity()` aliases element `i`.
+    ///
+    /// ```
+    /// use spanring_std::DoubleMapped;
+    /// use spanring_core::Storage;
+    /// let mut buf = DoubleMapped::<u32>::new(1000)?;
+    /// let cap = buf.capacity();
+    /// assert_eq!(buf.as_mut_slice().len(), cap); // one half
+    /// buf.as_mut_slice()[3] = 9;
+    /// // SAFETY (example): the pointer is valid for 2 * cap items and nobody else uses `buf`.
+    /// assert_eq!(unsafe { buf.as_mut_ptr().add(cap + 3).read() }, 9);
+    /// # Ok::<(), spanring_std::MapError>(())
+    /// ```
     pub fn capacity(&self) -> usize {
         self.capacity
     }

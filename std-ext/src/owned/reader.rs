@@ -66,6 +66,16 @@ where
     /// # Errors
     ///
     /// [`AttachError::TooManyReaders`] when `READERS` readers are attached.
+    ///
+    /// ```
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// w.try_push(1)?;
+    /// let mut late = r.subscribe()?; // attached after `1` was published
+    /// w.try_push(2)?;
+    /// assert_eq!(r.try_iter().collect::<Vec<_>>(), [1, 2]);
+    /// assert_eq!(late.try_iter().collect::<Vec<_>>(), [2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn subscribe(&self) -> Result<Self, AttachError> {
         Self::attach_counted(&self.ring, &self.handles)
     }
@@ -110,7 +120,18 @@ where
         })
     }
 
-    /// Reader handles of this buffer alive right now (a snapshot).
+    /// Reader-side handles of this buffer ([`OwnedReader`]s and [`Subscriber`]s) alive right
+    /// now (a snapshot).
+    ///
+    /// ```
+    /// let (_w, r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// assert_eq!(r.handle_count(), 1);
+    /// let (second, clients) = (r.subscribe()?, r.subscriber());
+    /// assert_eq!(r.handle_count(), 3); // readers and subscribers alike
+    /// drop((second, clients));
+    /// assert_eq!(r.handle_count(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn handle_count(&self) -> usize {
         // Relaxed: a statistic; nothing is ordered by it.
@@ -118,12 +139,31 @@ where
     }
 
     /// The ring.
+    ///
+    /// ```
+    /// let (w, r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// assert_eq!(r.ring().capacity(), 4);
+    /// assert!(std::ptr::eq(r.ring(), w.ring())); // the one ring every handle shares
+    /// assert!(!r.ring().is_closed());
+    /// drop(w); // the last writer closes it
+    /// assert!(r.ring().is_closed());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn ring(&self) -> &Ring<S, P, W, READERS> {
         &self.ring
     }
 
     /// The cursor of the next item this reader will see ([`Reader::cursor`]).
+    ///
+    /// ```
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// assert_eq!(r.cursor(), 0);
+    /// w.try_reserve(3)?.copy_from_slice(&[1, 2, 3]);
+    /// assert_eq!(r.try_read(2)?.len(), 2);
+    /// assert_eq!(r.cursor(), 2); // the third item is next
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn cursor(&self) -> usize {
         self.reader.cursor()
@@ -150,6 +190,14 @@ where
     }
 
     /// This reader's pacing ([`Reader::pacing`]).
+    ///
+    /// ```
+    /// use spanring_std::core_api::Pacing;
+    /// let (_w, r) = spanring_std::owned::portable::<u64>(4).build()?;
+    /// assert_eq!(r.pacing(), Pacing::for_items::<u64>());
+    /// assert_eq!(r.pacing(), Pacing::new(16, Pacing::DEFAULT_SPINS)); // 128 bytes of u64s
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn pacing(&self) -> spanring_core::Pacing {
         self.reader.pacing()
     }
@@ -174,6 +222,18 @@ where
     ///
     /// [`ReadError::Empty`], or [`ReadError::Closed`] once every writer is gone and this
     /// reader has read everything.
+    ///
+    /// ```
+    /// use spanring_std::core_api::ReadError;
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// assert_eq!(r.try_read(2).unwrap_err(), ReadError::Empty);
+    /// w.try_reserve(3)?.copy_from_slice(&[1, 2, 3]);
+    /// assert_eq!(r.try_read(2)?.to_array::<2>(), Some([1, 2])); // at most `max`
+    /// drop(w);
+    /// assert_eq!(r.try_read(2)?.to_array::<1>(), Some([3]));
+    /// assert_eq!(r.try_read(2).unwrap_err(), ReadError::Closed);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn try_read(
         &mut self,
@@ -187,6 +247,16 @@ where
     /// # Errors
     ///
     /// [`ReadError::Closed`] once every writer is gone and everything is read.
+    ///
+    /// ```
+    /// use spanring_std::core_api::ReadError;
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u32>(8).build()?;
+    /// let t = std::thread::spawn(move || w.push(7)); // `w` drops when the thread ends
+    /// assert_eq!(r.read(4)?.to_array::<1>(), Some([7])); // waits for the push
+    /// t.join().unwrap()?;
+    /// assert_eq!(r.read(4).unwrap_err(), ReadError::Closed);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn read(
         &mut self,
@@ -200,6 +270,17 @@ where
     /// # Errors
     ///
     /// [`ReadError::TooLarge`] if `n` exceeds the capacity, [`ReadError::Closed`].
+    ///
+    /// ```
+    /// use spanring_std::core_api::ReadError;
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u32>(8).build()?;
+    /// let t = std::thread::spawn(move || (1..=4).try_for_each(|i| w.push(i)));
+    /// assert_eq!(r.read_exact(4)?.to_array::<4>(), Some([1, 2, 3, 4])); // waits for all four
+    /// t.join().unwrap()?;
+    /// let too_many = r.read_exact(9).unwrap_err();
+    /// assert_eq!(too_many, ReadError::TooLarge { requested: 9, capacity: 8 });
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn read_exact(
         &mut self,
@@ -213,6 +294,17 @@ where
     /// # Errors
     ///
     /// [`ReadError::Closed`], [`ReadError::TimedOut`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use spanring_std::core_api::ReadError;
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// let t = Duration::from_millis(1);
+    /// assert_eq!(r.read_timeout(4, t).unwrap_err(), ReadError::TimedOut); // nothing came
+    /// w.try_push(5)?;
+    /// assert_eq!(r.read_timeout(4, t)?.to_array::<1>(), Some([5]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[inline]
     pub fn read_timeout(
         &mut self,

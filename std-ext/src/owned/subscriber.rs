@@ -65,16 +65,47 @@ where
     /// # Errors
     ///
     /// [`AttachError::TooManyReaders`] when `READERS` readers are attached.
+    ///
+    /// ```
+    /// let (mut w, r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// let clients = r.subscriber();
+    /// w.try_push(1)?;
+    /// let mut client = clients.subscribe()?; // sees what is published from now on
+    /// w.try_push(2)?;
+    /// assert_eq!(client.try_iter().collect::<Vec<_>>(), [2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn subscribe(&self) -> Result<OwnedReader<S, P, W, READERS>, AttachError> {
         OwnedReader::attach_counted(&self.ring, &self.handles)
     }
 
     /// Readers attached to the buffer right now (a snapshot).
+    ///
+    /// ```
+    /// let (_w, r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// let clients = r.subscriber();
+    /// assert_eq!(clients.reader_count(), 1); // `r`: a subscriber is no reader
+    /// let client = clients.subscribe()?;
+    /// assert_eq!(clients.reader_count(), 2);
+    /// drop((r, client));
+    /// assert_eq!(clients.reader_count(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn reader_count(&self) -> usize {
         self.ring.reader_count()
     }
 
     /// The ring.
+    ///
+    /// ```
+    /// let (w, r) = spanring_std::owned::portable::<u8>(4).build()?;
+    /// let clients = r.subscriber();
+    /// assert_eq!(clients.ring().capacity(), 4);
+    /// assert!(!clients.ring().is_closed());
+    /// drop(w); // the last writer closes the ring
+    /// assert!(clients.ring().is_closed());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn ring(&self) -> &Ring<S, P, W, READERS> {
         &self.ring
     }

@@ -51,6 +51,21 @@ impl CondvarWait {
     spanring_core::__maybe_const_fn! {
         /// A strategy with nobody waiting, spinning 64 checks before parking (`const` except
         /// under loom).
+        ///
+        /// ```
+        /// use std::sync::atomic::{AtomicBool, Ordering};
+        /// use std::time::Duration;
+        /// use spanring_std::CondvarWait;
+        /// use spanring_std::core_api::{WaitStrategy, WaitTimeout};
+        /// static WAIT: CondvarWait = CondvarWait::new(); // `const`: fits a static
+        /// static READY: AtomicBool = AtomicBool::new(false);
+        /// let waiter = std::thread::spawn(|| {
+        ///     WAIT.wait_until_timeout(&mut || READY.load(Ordering::Acquire), Duration::from_secs(60))
+        /// });
+        /// READY.store(true, Ordering::Release);
+        /// WAIT.notify_all(); // after the store that makes the condition true
+        /// assert!(waiter.join().unwrap()); // woken, not timed out
+        /// ```
         pub fn new() -> Self {
             Self::with_spins(DEFAULT_SPINS)
         }
@@ -58,6 +73,16 @@ impl CondvarWait {
 
     spanring_core::__maybe_const_fn! {
         /// A strategy that checks `spins` times with a spin hint before parking.
+        ///
+        /// ```
+        /// use std::time::Duration;
+        /// use spanring_std::CondvarWait;
+        /// use spanring_std::core_api::WaitTimeout;
+        /// let wait = CondvarWait::with_spins(5);
+        /// let mut checks = 0;
+        /// assert!(!wait.wait_until_timeout(&mut || { checks += 1; false }, Duration::ZERO));
+        /// assert!(checks >= 5); // five spin checks, then the parking phase's own
+        /// ```
         pub fn with_spins(spins: u32) -> Self {
             Self {
                 waiters: AtomicUsize::new(0),

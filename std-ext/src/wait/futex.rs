@@ -88,11 +88,36 @@ pub struct FutexWait {
 
 impl FutexWait {
     /// A strategy with nobody waiting, spinning 64 checks before parking.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicBool, Ordering};
+    /// use std::time::Duration;
+    /// use spanring_std::FutexWait;
+    /// use spanring_std::core_api::{WaitStrategy, WaitTimeout};
+    /// static WAIT: FutexWait = FutexWait::new(); // `const`: fits a static
+    /// static READY: AtomicBool = AtomicBool::new(false);
+    /// let waiter = std::thread::spawn(|| {
+    ///     WAIT.wait_until_timeout(&mut || READY.load(Ordering::Acquire), Duration::from_secs(60))
+    /// });
+    /// READY.store(true, Ordering::Release);
+    /// WAIT.notify_all(); // after the store that makes the condition true
+    /// assert!(waiter.join().unwrap()); // woken, not timed out
+    /// ```
     pub const fn new() -> Self {
         Self::with_spins(DEFAULT_SPINS)
     }
 
     /// A strategy that checks `spins` times with a spin hint before parking.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use spanring_std::FutexWait;
+    /// use spanring_std::core_api::WaitTimeout;
+    /// static WAIT: FutexWait = FutexWait::with_spins(5);
+    /// let mut checks = 0;
+    /// assert!(!WAIT.wait_until_timeout(&mut || { checks += 1; false }, Duration::ZERO));
+    /// assert!(checks >= 5); // five spin checks, then the parking phase's own
+    /// ```
     pub const fn with_spins(spins: u32) -> Self {
         Self {
             word: AtomicU32::new(0),

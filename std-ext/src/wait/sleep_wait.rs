@@ -33,6 +33,16 @@ pub struct SleepWait {
 
 impl SleepWait {
     /// 64 spins, 16 yields, then 50 µs sleeps.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use spanring_std::SleepWait;
+    /// use spanring_std::core_api::WaitTimeout;
+    /// const WAIT: SleepWait = SleepWait::new();
+    /// assert_eq!((WAIT.spins, WAIT.yields), (64, 16));
+    /// assert_eq!(WAIT.sleep, Duration::from_micros(50));
+    /// assert!(!WAIT.wait_until_timeout(&mut || false, Duration::from_millis(1)));
+    /// ```
     pub const fn new() -> Self {
         Self {
             spins: DEFAULT_SPINS,
