@@ -39,7 +39,7 @@ mod wait;
 pub use heap::{EmptyStorage, HeapStorage};
 #[cfg(unix)]
 pub use mmap::{DoubleMapped, MapError, MapStep, Zeroable};
-pub use owned::{OwnedReader, OwnedWriter, Subscriber};
+pub use owned::{OwnedMultiProducer, OwnedReader, OwnedWriter, Subscriber};
 #[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
 pub use wait::FutexWait;
 pub use wait::{BlockingWait, CondvarWait, SleepWait, YieldWait};
@@ -67,5 +67,5 @@ static_assertions::assert_impl_all!(OwnedWriter<DoubleMapped<u8>, owned::OwnedMu
 static_assertions::assert_impl_all!(BlockingWait: Send, Sync);
 static_assertions::assert_impl_all!(CondvarWait: Send, Sync);
 mod dispatcher;
-pub use dispatcher::{Dispatcher, Multi, PostError, Poster, PosterKind, SpawnError, TryPostError};
+pub use dispatcher::{Dispatcher, PostError, Poster, PosterKind, SpawnError, TryPostError};
 static_assertions::assert_impl_all!(owned::Subscriber<HeapStorage<u8>>: Send, Sync, Clone);

@@ -13,7 +13,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use spanring_std::core_api::SingleProducer;
-use spanring_std::{Dispatcher, Multi, PosterKind};
+use spanring_std::{Dispatcher, OwnedMultiProducer, PosterKind};
 
 fn rounds(default: u64) -> u64 {
     if let Ok(n) = std::env::var("SPANRING_SOAK_ROUNDS") {
@@ -111,7 +111,8 @@ fn multi_producer_shutdown_loses_no_post() {
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;
     check("multi, 3 posters", rounds(1000), || {
         let delay = Duration::from_micros(next(&mut seed) % 2000);
-        let (d, p): (Dispatcher<u64, 4, Multi>, _) = Dispatcher::spawn(8, 0u64).unwrap();
+        let (d, p): (Dispatcher<u64, 4, OwnedMultiProducer>, _) =
+            Dispatcher::spawn(8, 0u64).unwrap();
         round(d, p, |p| vec![p.clone(), p.clone()], delay)
     });
 }
@@ -121,7 +122,8 @@ fn multi_producer_one_poster_shutdown_loses_no_post() {
     let mut seed = 0x6C07_8965_D1B5_4A32u64;
     check("multi, 1 poster", rounds(150), || {
         let delay = Duration::from_micros(next(&mut seed) % 2000);
-        let (d, p): (Dispatcher<u64, 4, Multi>, _) = Dispatcher::spawn(8, 0u64).unwrap();
+        let (d, p): (Dispatcher<u64, 4, OwnedMultiProducer>, _) =
+            Dispatcher::spawn(8, 0u64).unwrap();
         round(d, p, |_| Vec::new(), delay)
     });
 }

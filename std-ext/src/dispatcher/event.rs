@@ -5,8 +5,7 @@ use std::sync::Arc;
 
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{
-    multi_words, ByMut, CapacityError, ClaimMode, MultiProducer, Ring, SendCallbackSlot,
-    SingleProducer,
+    multi_words, ByMut, CapacityError, ClaimMode, Ring, SendCallbackSlot, SingleProducer,
 };
 
 use crate::{BlockingWait, HeapStorage};
@@ -30,8 +29,9 @@ impl<Ctx: 'static, const WORDS: usize> Default for Event<Ctx, WORDS> {
     }
 }
 
-/// The multi-producer kind of a dispatcher (the default): [`Poster`](super::Poster) is `Clone`.
-pub type Multi = MultiProducer<Box<[AtomicUsize]>>;
+// The multi-producer kind of a dispatcher (the default, `Poster` is `Clone`) is the owned
+// buffers' multi-producer kind: one name for one type.
+use crate::owned::OwnedMultiProducer;
 
 /// The dispatcher's ring: heap slots of events, posters of kind `P`, parking waits on both
 /// sides (posters park while the ring is full, the worker while it is empty — after the
@@ -45,7 +45,7 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// Which posters a [`Dispatcher`](super::Dispatcher) has: [`Multi`] (the default; `Poster` is
+/// Which posters a [`Dispatcher`](super::Dispatcher) has: [`OwnedMultiProducer`] (the default; `Poster` is
 /// `Clone`, any number of posting threads) or [`SingleProducer`] (one unique `Poster`; no
 /// compare-and-swap or out-of-order publication bookkeeping per post, so several times faster).
 /// Sealed: implemented for exactly these two.
@@ -59,10 +59,10 @@ pub trait PosterKind: ClaimMode + sealed::Sealed + Send + Sync + 'static {
         Self: Sized;
 }
 
-impl sealed::Sealed for Multi {}
+impl sealed::Sealed for OwnedMultiProducer {}
 impl sealed::Sealed for SingleProducer {}
 
-impl PosterKind for Multi {
+impl PosterKind for OwnedMultiProducer {
     fn new_ring<Ctx: 'static, const WORDS: usize>(
         capacity: usize,
     ) -> Result<Arc<EventRing<Ctx, WORDS, Self>>, CapacityError> {

@@ -16,9 +16,10 @@ use std::thread::{self, JoinHandle};
 use spanring_core::{ByMut, Reader, SendCallbackSlot, SingleProducer, Writer};
 
 pub use error::{PostError, SpawnError, TryPostError};
-pub use event::{Multi, PosterKind};
+pub use event::PosterKind;
 pub use poster::Poster;
 
+use crate::owned::OwnedMultiProducer;
 use event::EventRing;
 
 /// A worker thread that runs posted callbacks, in order per [`Poster`], each with `&mut Ctx`
@@ -164,7 +165,8 @@ use event::EventRing;
 /// panics, the worker closes the ring (posts fail from then on) and `join` returns the panic.
 /// Dropping a `Dispatcher` without joining detaches the worker, which still stops once every
 /// `Poster` is gone.
-pub struct Dispatcher<Ctx: 'static = (), const WORDS: usize = 4, P: PosterKind = Multi> {
+pub struct Dispatcher<Ctx: 'static = (), const WORDS: usize = 4, P: PosterKind = OwnedMultiProducer>
+{
     ring: Arc<EventRing<Ctx, WORDS, P>>,
     gate: Arc<post_gate::PostGate>,
     worker: JoinHandle<Ctx>,
@@ -181,6 +183,16 @@ impl<Ctx: Send + 'static> Dispatcher<Ctx> {
     ///
     /// [`SpawnError::Capacity`] if `capacity` is 0 (or too large),
     /// [`SpawnError::Thread`] if the thread cannot be started.
+    ///
+    /// ```
+    /// use spanring_std::{Dispatcher, SpawnError};
+    /// let (dispatcher, mut poster) = Dispatcher::spawn(8, String::new())?;
+    /// poster.post(|s: &mut String| s.push_str("hello")).unwrap();
+    /// drop(poster);
+    /// assert_eq!(dispatcher.join().unwrap(), "hello");
+    /// assert!(matches!(Dispatcher::spawn(0, ()), Err(SpawnError::Capacity(_))));
+    /// # Ok::<(), SpawnError>(())
+    /// ```
     pub fn spawn(capacity: usize, ctx: Ctx) -> Result<(Self, Poster<Ctx>), SpawnError> {
         Self::spawn_sized(capacity, ctx)
     }
@@ -221,6 +233,16 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Dispatcher<Ctx, WOR
     /// # Errors
     ///
     /// As [`spawn`](Dispatcher::spawn).
+    ///
+    /// ```
+    /// use spanring_std::Dispatcher;
+    /// let table = [2usize; 7]; // 7 words: more than the default 4
+    /// let (dispatcher, mut poster) = Dispatcher::<usize, 8>::spawn_sized(4, 0)?;
+    /// poster.post(move |sum: &mut usize| *sum += table.iter().sum::<usize>()).unwrap();
+    /// drop(poster);
+    /// assert_eq!(dispatcher.join().unwrap(), 14);
+    /// # Ok::<(), spanring_std::SpawnError>(())
+    /// ```
     pub fn spawn_sized(
         capacity: usize,
         ctx: Ctx,
@@ -253,6 +275,17 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Dispatcher<Ctx, WOR
     /// # Errors
     ///
     /// The panic payload if a callback panicked on the worker.
+    ///
+    /// ```
+    /// use spanring_std::Dispatcher;
+    /// let (dispatcher, mut poster) = Dispatcher::spawn(4, Vec::new())?;
+    /// for i in 0..10 {
+    ///     poster.post(move |log: &mut Vec<u32>| log.push(i)).unwrap(); // waits while full
+    /// }
+    /// drop(poster); // the last poster: `join` can return once all ten have run
+    /// assert_eq!(dispatcher.join().unwrap(), (0..10).collect::<Vec<u32>>());
+    /// # Ok::<(), spanring_std::SpawnError>(())
+    /// ```
     pub fn join(self) -> thread::Result<Ctx> {
         self.worker.join()
     }
@@ -281,6 +314,15 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Dispatcher<Ctx, WOR
     }
 
     /// Events the ring holds at most: posts beyond that wait (or `try_post` fails).
+    ///
+    /// ```
+    /// use spanring_std::Dispatcher;
+    /// let (dispatcher, poster) = Dispatcher::spawn(16, ())?;
+    /// assert_eq!(dispatcher.capacity(), 16);
+    /// drop(poster);
+    /// dispatcher.join().unwrap();
+    /// # Ok::<(), spanring_std::SpawnError>(())
+    /// ```
     pub fn capacity(&self) -> usize {
         self.ring.capacity()
     }

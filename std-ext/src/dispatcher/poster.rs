@@ -7,11 +7,12 @@ use spanring_core::{ReserveError, Writer};
 
 use super::backoff::Backoff;
 use super::error::{PostError, TryPostError};
-use super::event::{EventRing, Multi, PosterKind};
+use super::event::{EventRing, PosterKind};
 use super::post_gate::PostGate;
+use crate::owned::OwnedMultiProducer;
 
 /// Posts callbacks to a [`Dispatcher`](super::Dispatcher)'s worker. `Send`; posting takes
-/// `&mut self`. With the default kind ([`Multi`]) it is `Clone` (one per posting thread); a
+/// `&mut self`. With the default kind ([`OwnedMultiProducer`]) it is `Clone` (one per posting thread); a
 /// [`SingleProducer`](spanring_core::SingleProducer) dispatcher has exactly one, not `Clone`.
 ///
 /// A post reserves one ring slot, builds the closure *in place* in that slot's
@@ -28,7 +29,7 @@ use super::post_gate::PostGate;
 /// closure's captures right after running it.
 ///
 /// Dropping the last `Poster` closes the dispatcher: the worker runs what was posted and exits.
-pub struct Poster<Ctx: 'static, const WORDS: usize = 4, P: PosterKind = Multi> {
+pub struct Poster<Ctx: 'static, const WORDS: usize = 4, P: PosterKind = OwnedMultiProducer> {
     pub(crate) writer: Writer<Arc<EventRing<Ctx, WORDS, P>>>,
     /// Shared with the dispatcher: lets `shutdown` finish without waiting for an idle poster
     /// (see `post_gate.rs`).
@@ -95,6 +96,18 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Poster<Ctx, WORDS, 
     ///
     /// [`TryPostError::Full`] when every slot holds an unfinished event,
     /// [`TryPostError::Closed`] when the dispatcher is closed; both hold `callback`.
+    ///
+    /// ```
+    /// use spanring_std::{Dispatcher, TryPostError};
+    /// let (dispatcher, mut poster) = Dispatcher::spawn(4, 0u32)?;
+    /// for _ in 0..3 {
+    ///     poster.try_post(|n: &mut u32| *n += 1).unwrap(); // 3 events, 4 slots: never full
+    /// }
+    /// assert_eq!(dispatcher.shutdown().unwrap(), 3);
+    /// let refused = poster.try_post(|n: &mut u32| *n += 1);
+    /// assert!(matches!(refused, Err(TryPostError::Closed(_))));
+    /// # Ok::<(), spanring_std::SpawnError>(())
+    /// ```
     #[inline]
     pub fn try_post<F>(&mut self, callback: F) -> Result<(), TryPostError<F>>
     where
@@ -112,12 +125,21 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Poster<Ctx, WORDS, 
     }
 
     /// Whether the dispatcher is closed (posts would fail).
+    ///
+    /// ```
+    /// use spanring_std::Dispatcher;
+    /// let (dispatcher, poster) = Dispatcher::spawn(4, ())?;
+    /// assert!(!poster.is_closed());
+    /// dispatcher.shutdown().unwrap();
+    /// assert!(poster.is_closed());
+    /// # Ok::<(), spanring_std::SpawnError>(())
+    /// ```
     pub fn is_closed(&self) -> bool {
         self.writer.ring().is_closed()
     }
 }
 
-impl<Ctx: 'static, const WORDS: usize> Clone for Poster<Ctx, WORDS, Multi> {
+impl<Ctx: 'static, const WORDS: usize> Clone for Poster<Ctx, WORDS, OwnedMultiProducer> {
     fn clone(&self) -> Self {
         Self {
             writer: self.writer.clone(),

@@ -92,12 +92,32 @@ impl<S, P, W, const READERS: usize> Buffer<S, P, W, READERS> {
 
     /// Uses wait strategy `W2` for blocking calls (e.g. [`YieldWait`](crate::YieldWait) for
     /// low latency on spare cores; the default [`BlockingWait`] parks threads).
+    ///
+    /// ```
+    /// use spanring_std::{owned, YieldWait};
+    /// let (mut w, mut r) = owned::portable::<u64>(4).wait::<YieldWait>().build()?;
+    /// let t = std::thread::spawn(move || (0..100).try_for_each(|i| w.push(i)));
+    /// let sum: u64 = (0..100).map(|_| r.pop().unwrap()).sum(); // spins and yields, no parking
+    /// t.join().unwrap()?;
+    /// assert_eq!(sum, 4950);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn wait<W2: WaitStrategy + Default>(self) -> Buffer<S, P, W2, READERS> {
         self.retype()
     }
 
     /// Allows up to `R2` readers attached at once (default 4); more fail with
     /// [`AttachError::TooManyReaders`].
+    ///
+    /// ```
+    /// use spanring_std::core_api::AttachError;
+    /// let (_w, r) = spanring_std::owned::portable::<u8>(4).readers::<2>().build()?;
+    /// let second = r.subscribe()?;
+    /// assert_eq!(r.subscribe().unwrap_err(), AttachError::TooManyReaders { max: 2 });
+    /// drop(second); // frees its slot
+    /// assert!(r.subscribe().is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn readers<const R2: usize>(self) -> Buffer<S, P, W, R2> {
         self.retype()
     }
@@ -105,6 +125,16 @@ impl<S, P, W, const READERS: usize> Buffer<S, P, W, READERS> {
     /// Starts the cursors at `cursor` instead of 0 (see
     /// [`RingBuilder::start_at`](spanring_core::RingBuilder::start_at)); used to test the
     /// `usize` wrap.
+    ///
+    /// ```
+    /// let start = usize::MAX - 1;
+    /// let (mut w, mut r) = spanring_std::owned::portable::<u8>(4).start_at(start).build()?;
+    /// assert_eq!(r.cursor(), start);
+    /// w.try_reserve(3)?.copy_from_slice(&[1, 2, 3]); // cursors MAX - 1, MAX, 0
+    /// assert_eq!(r.try_read(3)?.to_array::<3>(), Some([1, 2, 3]));
+    /// assert_eq!(r.cursor(), 1); // wrapped
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn start_at(mut self, cursor: usize) -> Self {
         self.start = cursor;
         self
@@ -115,6 +145,16 @@ impl<S, W, const READERS: usize> Buffer<S, SingleProducer, W, READERS> {
     /// Allows any number of writers (the [`OwnedWriter`] becomes `Clone`: more writers are
     /// clones of the one `build` returns); costs a CAS per reservation while two or more
     /// writers exist, and a bitset of one bit per slot.
+    ///
+    /// ```
+    /// let (mut a, mut r) = spanring_std::owned::portable::<u8>(4).multi_producer().build()?;
+    /// let mut b = a.clone(); // a second writer
+    /// a.try_push(1)?;
+    /// b.try_push(2)?;
+    /// drop((a, b)); // the last writer closes the ring
+    /// assert_eq!(r.try_iter().collect::<Vec<_>>(), [1, 2]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn multi_producer(self) -> Buffer<S, OwnedMultiProducer, W, READERS> {
         self.retype()
     }
@@ -134,6 +174,16 @@ where
     /// [`BuildError::Capacity`] for a capacity of 0 (or beyond what cursors support),
     /// [`BuildError::Map`] when the double mapping fails, [`BuildError::Attach`] when
     /// `READERS == 0`.
+    ///
+    /// ```
+    /// use spanring_std::owned::{self, BuildError};
+    /// let (mut w, mut r) = owned::portable::<u16>(8).build()?;
+    /// w.try_push(7)?;
+    /// assert_eq!(r.try_pop()?, 7); // the first reader sees every item
+    /// let none = owned::portable::<u16>(8).readers::<0>().build();
+    /// assert!(matches!(none, Err(BuildError::Attach(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[allow(clippy::type_complexity)]
     pub fn build(
         self,
@@ -183,14 +233,23 @@ impl<T: Copy + Zeroable> OwnedStorage for DoubleMapped<T> {
     }
 }
 
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for spanring_core::SingleProducer {}
+    impl Sealed for super::OwnedMultiProducer {}
+}
+
 /// A producer kind an owned buffer can set up by itself: [`SingleProducer`] and
-/// [`OwnedMultiProducer`] (which allocates its bitset).
-pub trait OwnedClaimMode: ClaimMode + Sized {
-    /// A ring of this kind over `storage`, cursors starting at `start`.
+/// [`OwnedMultiProducer`] (which allocates its bitset). Sealed: a bound for
+/// [`Buffer`]'s parameters, not another way to build rings (that is `Ring::builder`).
+pub trait OwnedClaimMode: ClaimMode + Sized + sealed::Sealed {
+    /// A ring of this kind over `storage`, cursors starting at `start` (through
+    /// `Ring::builder`).
     ///
     /// # Errors
     ///
     /// [`CapacityError`] from the ring constructor.
+    #[doc(hidden)]
     fn ring<S: Storage, W: WaitStrategy + Default, const READERS: usize>(
         storage: S,
         start: usize,
