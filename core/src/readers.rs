@@ -280,6 +280,36 @@ impl<const N: usize> ReaderRegistry<N> {
         self.slots[i].state.store(FREE, Ordering::Release);
     }
 
+    /// The active reader furthest behind, as `(slot, cursor)`, by plain loads (no generation
+    /// check, so a reader attaching meanwhile may be missed): only a hint, for a writer
+    /// waiting on a full ring to watch ([`holds_at`](Self::holds_at)).
+    pub(crate) fn slowest(&self) -> Option<(usize, usize)> {
+        let mut slowest: Option<(usize, usize)> = None;
+        for (i, slot) in self.slots.iter().enumerate() {
+            // Acquire: as in `refresh_min` (a hint here, but the same pairing).
+            if slot.state.load(Ordering::Acquire) == ACTIVE {
+                let cursor = slot.cursor.load(Ordering::Acquire);
+                match slowest {
+                    Some((_, c)) if !is_before(cursor, c) => {}
+                    _ => slowest = Some((i, cursor)),
+                }
+            }
+        }
+        slowest
+    }
+
+    /// Whether slot `i` holds an active reader at `cursor` now: then no writer can have more
+    /// room than that reader leaves, whatever the other readers do (the minimum over the
+    /// active readers is at or behind it).
+    #[inline]
+    pub(crate) fn holds_at(&self, i: usize, cursor: usize) -> bool {
+        // Acquire: pairs with the reader's Release stores (attach, consume, detach); a `true`
+        // that a detach or a consume makes stale right after is followed by that reader's
+        // notify of the writers' wait strategy, as for any scan.
+        self.slots[i].state.load(Ordering::Acquire) == ACTIVE
+            && self.slots[i].cursor.load(Ordering::Acquire) == cursor
+    }
+
     /// Current cursor of slot `i`.
     ///
     /// ```

@@ -93,3 +93,55 @@ fn multi_producer_two_writers_two_readers() {
         }
     });
 }
+
+/// A writer waiting on a full single-producer ring watches the reader that holds it full
+/// (`Writer::claim_waiting_in`): it must go on when that reader consumes, when it detaches
+/// (another reader, further ahead, then sets the room), and when the last reader goes (no
+/// reader: all room). Each case ends with the items in order where a reader is left.
+#[test]
+fn a_writer_waiting_on_a_full_ring_goes_on_when_the_holding_reader_moves_or_leaves() {
+    for case in 0..3 {
+        let mut memory = [0u32; 4];
+        let ring = Ring::builder(SliceStorage::new(&mut memory))
+            .wait::<Yield>()
+            .build()
+            .unwrap();
+        let mut slow = ring.reader().unwrap();
+        let mut w = ring.writer().unwrap();
+        for x in 0..2 {
+            w.try_push(x).unwrap();
+        }
+        // Ahead of `slow` by two items, not holding the ring full.
+        let mut ahead = ring.reader().unwrap();
+        for x in 2..4 {
+            w.try_push(x).unwrap();
+        }
+        assert_eq!((ahead.try_pop(), ahead.try_pop()), (Ok(2), Ok(3)));
+        std::thread::scope(|s| {
+            let pusher = s.spawn(move || {
+                // Full for `slow`: waits until it moves or leaves.
+                w.push(4).unwrap();
+                w.push(5).unwrap();
+            });
+            match case {
+                0 => {
+                    // Consumes: room for the two pushes.
+                    assert_eq!((slow.pop(), slow.pop()), (Ok(0), Ok(1)));
+                    pusher.join().unwrap();
+                    let rest: Vec<u32> = (0..4).map(|_| slow.pop().unwrap()).collect();
+                    assert_eq!(rest, [2, 3, 4, 5]);
+                }
+                1 => {
+                    drop(slow); // `ahead` now sets the room: 4 free
+                    pusher.join().unwrap();
+                    assert_eq!((ahead.pop(), ahead.pop()), (Ok(4), Ok(5)));
+                }
+                _ => {
+                    drop(slow);
+                    drop(ahead); // no reader: all room
+                    pusher.join().unwrap();
+                }
+            }
+        });
+    }
+}
