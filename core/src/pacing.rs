@@ -26,8 +26,9 @@
 ///
 /// (Five runs. A stream: the writer pushes as fast as it can; a round trip: one item out and
 /// back; a sporadic stream: one item every 500 ns.) The default's 4 hints cost no latency we
-/// could measure and took the buffer bench's one-item loop from 0.96–1.06× rtrb's rate to
-/// 1.23–1.39×, its batch reads from 0.90–1.08× to 1.25–1.30×. A hint took about 11 ns here
+/// could measure and took the buffer bench's one-item loop, one thread per core, from
+/// 0.98–1.37× rtrb's rate unpaced to 1.23–1.49× (batch reads: 0.90–1.24× to 1.25–1.44×;
+/// four runs and an A/B round, the host in its fast mode). A hint took about 11 ns here
 /// (the 32-hint row's added latency over 32); where it is slower (Intel cores since Skylake:
 /// about 140 cycles), a paced look waits up to ~150 ns. Pacing that outlasts the gap between
 /// a writer's items feeds on itself: the next item is already there at the next look, which
