@@ -7,34 +7,35 @@
 /// filling, over to its own core; on two cores that transfer, not the items, sets the pace of
 /// both threads. With pacing, a blocking read ([`pop`](crate::Reader::pop),
 /// [`read`](crate::Reader::read), their timeout forms, and the reader's iterators) whose look
-/// finds some items, but fewer than [`fewer_than`](Self::fewer_than), spins
+/// finds fewer than [`fewer_than`](Self::fewer_than) items but at least a quarter of that
+/// ([`applies`](Self::applies)), spins
 /// [`spins`](Self::spins) times (a spin-loop hint each) and looks once more before it
 /// returns: the writer meanwhile fills whole lines, and the reader takes them in one look. A
 /// read that had to wait for its first item, `try_*` reads and async reads never pace.
 ///
 /// **A reader starts with [`Pacing::for_items`]**: fewer than two cache lines' worth of
-/// items, 4 hints ([`DEFAULT_SPINS`](Self::DEFAULT_SPINS)). [`Pacing::OFF`] turns it off,
-/// `Pacing::new(16, 32)` trades more latency for more throughput. Measured on the 2-core test
-/// machine (AMD EPYC, 2026-12-07, one thread per core, `u64` items, `YieldWait`), with
-/// `cargo bench --bench latency` (medians of 7 runs) and the buffer bench's interleaved pairs:
+/// items but at least half a line's, 4 hints ([`DEFAULT_SPINS`](Self::DEFAULT_SPINS)).
+/// [`Pacing::OFF`] turns it off, `Pacing::new(16, 32)` trades more latency for more
+/// throughput. Measured on the 2-core test machine (AMD EPYC, 2026-12-07, one thread per core,
+/// `u64` items, `YieldWait`) with `cargo bench --bench latency` (medians of 7 runs; run AE):
 ///
-/// | pacing | stream rate | stream latency p50 | round trip | sporadic p50 |
-/// |---|---:|---:|---:|---:|
-/// | `Pacing::OFF` | 118–155 M/s | 155–206 ns | 120–130 ns | 95–106 ns |
-/// | `Pacing::for_items::<u64>()` = `new(16, 4)` | 164–170 M/s | 145–186 ns | 119–139 ns | 95–106 ns |
-/// | `Pacing::new(16, 32)` | 187–203 M/s | 530–582 ns | 118–130 ns | 99–907 ns |
+/// | pacing | round trip | one item / 500 ns, p50 | one item / 100 ns, p50 | full rate: p50 | rate |
+/// |---|---:|---:|---:|---:|---:|
+/// | `Pacing::OFF` | 134 ns | 91 ns | 91 ns | 161 ns | 136 M/s |
+/// | `Pacing::for_items::<u64>()` = `new(16, 4)` | 133 ns | 91 ns | 91 ns | 201 ns | 166 M/s |
+/// | `Pacing::new(16, 32)` | 131 ns | 91 ns | 131 ns (p99 1.9 µs) | 582 ns | 200 M/s |
 ///
-/// (Five runs. A stream: the writer pushes as fast as it can; a round trip: one item out and
-/// back; a sporadic stream: one item every 500 ns.) The default's 4 hints cost no latency we
-/// could measure and took the buffer bench's one-item loop, one thread per core, from
-/// 0.98–1.37× rtrb's rate unpaced to 1.23–1.49× (batch reads: 0.90–1.24× to 1.25–1.44×;
-/// four runs and an A/B round, the host in its fast mode). A hint took about 11 ns here
-/// (the 32-hint row's added latency over 32); where it is slower (Intel cores since Skylake:
-/// about 140 cycles), a paced look waits up to ~150 ns. Pacing that outlasts the gap between
-/// a writer's items feeds on itself: the next item is already there at the next look, which
-/// paces again (the 907 ns above: 32 hints against a 500 ns gap). With every thread on one
-/// core pacing changes nothing, since a reader there finds the writer's whole time slice at
-/// once.
+/// The default costs nothing where items come apart (every read there waited, or found one
+/// or two items, and neither paces) and ~40 ns at full rate, where the stream runs ~22%
+/// faster; in the buffer bench it took the one-item loop from 0.97–1.37× rtrb's rate unpaced
+/// to 1.23–1.49×, and batch reads from 0.90–1.24× to 1.24–1.44× (runs of 2026-12-07, the host
+/// in its fast mode). The lower bound (a quarter of `fewer_than`, [`applies`](Self::applies))
+/// came from a host mode where a hint took ~38 ns: with one item every ~100 ns, pacing any
+/// look that found an item made each look find one (the spin outlasted the gap), and p50 was
+/// 601–642 ns against 301–411 ns unpaced; with the bound, 301–411 ns. Where hints are slow
+/// (Intel cores since Skylake: about 140 cycles), a paced look waits up to ~150 ns. With
+/// every thread on one core pacing changes nothing, since a reader there finds the writer's
+/// whole time slice at once.
 ///
 /// ```
 /// use spanring_core::{Pacing, Ring, SliceStorage};
@@ -44,9 +45,10 @@
 /// assert_eq!(r.pacing(), Pacing::for_items::<u32>()); // the default: new(32, 4)
 /// r.set_pacing(Pacing::new(16, 32));
 /// let mut w = ring.writer().unwrap();
-/// w.try_push(7).unwrap();
-/// w.try_push(8).unwrap();
-/// assert_eq!(r.pop(), Ok(7)); // found 2 < 16 known: spun 32 hints, looked again, returned 7
+/// for x in 7..12 {
+///     w.try_push(x).unwrap();
+/// }
+/// assert_eq!(r.pop(), Ok(7)); // found 5 (4 ≤ 5 < 16): spun 32 hints, looked again, took 7
 /// assert_eq!(r.pacing(), Pacing::new(16, 32));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,18 +114,26 @@ impl Pacing {
         Self { spins, ..self }
     }
 
-    /// Whether a read that knows `known` items paces.
+    /// Whether a read that knows `known` items paces: fewer than
+    /// [`fewer_than`](Self::fewer_than), but at least a quarter of it (and at least one). A
+    /// look that finds only one or two items means a writer whose items come further apart
+    /// than a look takes, not one streaming: spinning would only delay them, and once the
+    /// spin outlasts the gap between items, delay every item (the next is always there at the
+    /// next look, which paces again).
     ///
     /// ```
     /// use spanring_core::Pacing;
     /// let pacing = Pacing::new(16, 4);
     /// assert!(pacing.applies(15)); // found 15: spins, then looks again
     /// assert!(!pacing.applies(16));
+    /// assert!(pacing.applies(4) && !pacing.applies(3)); // at least a quarter of 16
+    /// assert!(Pacing::new(2, 4).applies(1)); // a quarter of 2 is 0: at least one
     /// assert!(!Pacing::OFF.applies(1));
     /// ```
     #[inline]
     pub const fn applies(&self, known: usize) -> bool {
-        known < self.fewer_than as usize
+        let quarter = (self.fewer_than / 4) as usize;
+        known < self.fewer_than as usize && known >= if quarter == 0 { 1 } else { quarter }
     }
 
     /// Spins [`spins`](Self::spins) hints.
