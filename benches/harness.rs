@@ -15,11 +15,15 @@
 //!
 //! `cargo bench --bench harness` (`-- --quick` for a short run).
 
+mod standalone;
+
+use standalone::{patiently, patiently_get, Place};
+
 use std::sync::Barrier;
 use std::time::Instant;
 
 use spanring::std_ext::YieldWait;
-use spanring::{Ring, SliceStorage, WaitStrategy};
+use spanring::{Ring, SliceStorage};
 
 /// Items per run (full mode).
 const ITEMS: u64 = 10_000_000;
@@ -29,65 +33,6 @@ const ITEMS: u64 = 10_000_000;
 const SLOTS: [usize; 2] = [4096, 65536];
 /// Interleaved pairs per comparison (full mode).
 const PAIRS: usize = 7;
-
-/// Where the two threads run.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Place {
-    Together,
-    Apart,
-    Free,
-}
-
-impl Place {
-    fn name(self) -> &'static str {
-        match self {
-            Place::Together => "together",
-            Place::Apart => "apart",
-            Place::Free => "free",
-        }
-    }
-
-    /// Pins the calling thread as worker `i` (0 writes, 1 reads).
-    fn pin(self, i: usize) {
-        let Some(cores) = core_affinity::get_core_ids() else {
-            return;
-        };
-        let core = match self {
-            Place::Together => cores[0],
-            Place::Apart => cores[i % cores.len()],
-            Place::Free => return,
-        };
-        core_affinity::set_for_current(core);
-    }
-}
-
-/// The harness's one waiting policy, for the peers' loops and ours with `try_`: what
-/// `YieldWait::new()` does for the blocking calls. Always inlined, so that no loop's speed
-/// depends on whether the compiler inlines a retry helper (it declined for some and not for
-/// others: a call per item).
-#[inline(always)]
-fn patiently(mut ready: impl FnMut() -> bool) {
-    if !ready() {
-        YieldWait::new().wait_until(&mut ready);
-    }
-}
-
-/// [`patiently`] for a read: retries `attempt` until it gives an item, and returns the item,
-/// so that the reader checks it outside the retry closure. (Checked inside, the checker is
-/// captured by a closure the wait takes by pointer, and every item goes through memory: a
-/// cost the blocking loops, which check outside any closure, do not pay.)
-#[inline(always)]
-fn patiently_get<T>(mut attempt: impl FnMut() -> Option<T>) -> T {
-    if let Some(x) = attempt() {
-        return x;
-    }
-    let mut got = None;
-    YieldWait::new().wait_until(&mut || {
-        got = attempt();
-        got.is_some()
-    });
-    got.expect("the wait returns once `attempt` gave an item")
-}
 
 /// Checks that the reader gets `0, 1, 2, …` and all of them.
 struct InOrder {

@@ -19,11 +19,15 @@
 //!
 //! `cargo bench --bench latency` (`-- --quick` for a short run).
 
+mod standalone;
+
+use standalone::{patiently_get, Place};
+
 use std::sync::Barrier;
 use std::time::Instant;
 
 use spanring::std_ext::YieldWait;
-use spanring::{Pacing, Ring, SliceStorage, WaitStrategy};
+use spanring::{Pacing, Ring, SliceStorage};
 
 /// Round trips per run (full mode).
 const TRIPS: u64 = 200_000;
@@ -41,34 +45,6 @@ const STAMP_EVERY: u64 = 256;
 const SLOTS: usize = 65536;
 /// Runs per figure (full mode).
 const RUNS: usize = 7;
-
-/// Where the two threads run.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Place {
-    Together,
-    Apart,
-}
-
-impl Place {
-    fn name(self) -> &'static str {
-        match self {
-            Place::Together => "together",
-            Place::Apart => "apart",
-        }
-    }
-
-    /// Pins the calling thread as worker `i`.
-    fn pin(self, i: usize) {
-        let Some(cores) = core_affinity::get_core_ids() else {
-            return;
-        };
-        let core = match self {
-            Place::Together => cores[0],
-            Place::Apart => cores[i % cores.len()],
-        };
-        core_affinity::set_for_current(core);
-    }
-}
 
 /// The variants of every loop: our reader under four pacings, and rtrb.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -104,20 +80,6 @@ impl Variant {
             Variant::Rtrb => Pacing::OFF,
         }
     }
-}
-
-/// Retries `attempt` under the same policy as our rings' `YieldWait::new()`.
-#[inline(always)]
-fn patiently_get<T>(mut attempt: impl FnMut() -> Option<T>) -> T {
-    if let Some(x) = attempt() {
-        return x;
-    }
-    let mut got = None;
-    YieldWait::new().wait_until(&mut || {
-        got = attempt();
-        got.is_some()
-    });
-    got.expect("the wait returns once `attempt` gave an item")
 }
 
 /// Nanoseconds since `base` (the same `Instant` in both threads: a monotonic clock shared by
@@ -317,6 +279,7 @@ fn main() {
             match place {
                 Place::Apart => "one thread per CPU",
                 Place::Together => "both threads on CPU 0",
+                Place::Free => "the scheduler decides",
             }
         );
         println!();

@@ -244,6 +244,21 @@ mod tests {
         assert_eq!(calls, 20);
     }
 
+    /// Waits through `w` with `timeout` on a condition that turns true at its `ready_at`th
+    /// check (never, for `None`); returns the outcome and the checks made.
+    #[cfg(feature = "std")]
+    fn checks(w: &dyn WaitTimeout, ready_at: Option<usize>, timeout: Duration) -> (bool, usize) {
+        let mut calls = 0;
+        let ready = w.wait_until_timeout(
+            &mut || {
+                calls += 1;
+                Some(calls) == ready_at
+            },
+            timeout,
+        );
+        (ready, calls)
+    }
+
     /// Both spinning strategies, with a timeout: ready in time → `true` after exactly the
     /// checks it took; never ready → `false`, not before the timeout; a timeout too long to
     /// represent is no timeout.
@@ -252,29 +267,11 @@ mod tests {
     fn spinning_strategies_time_out_only_when_not_ready() {
         let strategies: [&dyn WaitTimeout; 2] = [&BusySpin, &Backoff { max_exponent: 3 }];
         for w in strategies {
-            let mut calls = 0;
-            let ready = w.wait_until_timeout(
-                &mut || {
-                    calls += 1;
-                    calls == 7
-                },
-                Duration::from_secs(600),
-            );
-            assert!(ready);
-            assert_eq!(calls, 7);
-
+            assert_eq!(checks(w, Some(7), Duration::from_secs(600)), (true, 7));
             let t0 = std::time::Instant::now();
-            assert!(!w.wait_until_timeout(&mut || false, Duration::from_millis(2)));
+            assert!(!checks(w, None, Duration::from_millis(2)).0);
             assert!(t0.elapsed() >= Duration::from_millis(2));
-
-            let mut calls = 0;
-            assert!(w.wait_until_timeout(
-                &mut || {
-                    calls += 1;
-                    calls == 3
-                },
-                Duration::MAX
-            ));
+            assert_eq!(checks(w, Some(3), Duration::MAX), (true, 3));
         }
     }
 
@@ -285,24 +282,8 @@ mod tests {
     fn the_check_after_the_deadline_decides() {
         let strategies: [&dyn WaitTimeout; 2] = [&BusySpin, &Backoff::new()];
         for w in strategies {
-            let mut calls = 0;
-            assert!(w.wait_until_timeout(
-                &mut || {
-                    calls += 1;
-                    calls == 2
-                },
-                Duration::ZERO
-            ));
-            assert_eq!(calls, 2);
-            let mut calls = 0;
-            assert!(!w.wait_until_timeout(
-                &mut || {
-                    calls += 1;
-                    false
-                },
-                Duration::ZERO
-            ));
-            assert_eq!(calls, 2);
+            assert_eq!(checks(w, Some(2), Duration::ZERO), (true, 2));
+            assert_eq!(checks(w, None, Duration::ZERO), (false, 2));
         }
     }
 }
