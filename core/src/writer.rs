@@ -531,19 +531,21 @@ where
         let mut held: Option<PublishNoneOnUnwind<'_, S, P, W, N>> = None;
         // A single-producer writer waiting on a full ring watches the reader that holds it
         // full: while that reader is active at the same cursor, a claim would fail again, so
-        // a check is two loads instead of a rescan of every reader (two read-modify-writes on
-        // the registry's generation each). With both threads on one core, where every check
-        // before the yield is wasted, that took the independent harness's 4096-slot rows up
-        // 3% (batch reads 325–327 → 335–337 M/s, 1.16–1.17× rtrb → 1.20–1.21×; two rounds
-        // alternated, 2026-12-07). Stale watches are safe: a reader that moves or leaves
-        // notifies, and the next check claims again (`holds_at`).
-        let mut watch: Option<(usize, usize)> = None;
+        // a check is three loads instead of a rescan of every reader (two read-modify-writes
+        // on the registry's generation each), which matters when both threads share a core
+        // and every check before the yield is wasted. The watch may only skip what it
+        // watches: the close is a condition of its own, so every check looks at `closed`
+        // first (`WatchedReader::still_holds`); a close, a consume or a detach of the
+        // watched reader ends the watch, and the next check claims again, which decides.
+        // (Skipping the close here once left a writer blocked for good behind an idle
+        // reader: `tests/close_matrix.rs`, HAZARDS.md.)
+        let mut watch: Option<WatchedReader> = None;
         let ready = wait(&ring.space, &mut || {
             if held.is_some() || !matches!(outcome, Err(ReserveError::Full { .. })) {
                 return true;
             }
-            if let Some((slot, cursor)) = watch {
-                if ring.readers.holds_at(slot, cursor) {
+            if let Some(w) = watch {
+                if w.still_holds(ring) {
                     return false;
                 }
                 watch = None;
@@ -572,12 +574,12 @@ where
     /// cursor `next`, as `(registry slot, cursor)`: the one furthest behind, if with it alone
     /// fewer than `n` slots would be free. `None` if no such reader is seen (the next check
     /// then claims again).
-    fn holding_reader(ring: &Ring<S, P, W, N>, next: usize, n: usize) -> Option<(usize, usize)> {
+    fn holding_reader(ring: &Ring<S, P, W, N>, next: usize, n: usize) -> Option<WatchedReader> {
         let (slot, cursor) = ring.readers.slowest()?;
         // Only this writer moves `next`, and the reader never passes it: `used ≥ 0`.
         let used = ring.layout.distance(cursor, next);
         let free = ring.capacity().saturating_sub(used.max(0) as usize);
-        (used >= 0 && free < n).then_some((slot, cursor))
+        (used >= 0 && free < n).then_some(WatchedReader { slot, cursor })
     }
 
     /// The one-item claim of [`push_cold_on_copy`](Self::push_cold_on_copy), out of line: on
@@ -1110,6 +1112,33 @@ where
         }
         ring.data.notify_all();
         Self::closed_for_claim(ring)
+    }
+}
+
+/// The reader that holds a waiting single-producer writer's ring full, as the writer last saw
+/// it: its registry slot and its cursor then. A hint that spares a waiting writer the rescan of
+/// every reader while nothing it waits for has changed.
+#[derive(Clone, Copy)]
+struct WatchedReader {
+    slot: usize,
+    cursor: usize,
+}
+
+impl WatchedReader {
+    /// Whether the ring is still open and the watched reader still holds it full (active at
+    /// the same cursor): then a claim would fail `Full` again. `false` ends the watch and the
+    /// caller claims again, which decides (`Closed`, `Full` or a claim).
+    #[inline]
+    fn still_holds<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
+        self,
+        ring: &Ring<S, P, W, N>,
+    ) -> bool {
+        // Relaxed: a hint, as in `claim_fast`: a `true` seen here only sends us to the claim,
+        // whose slow path decides with its own orderings. The close is looked at before the
+        // reader, so a close made before the waiting strategy's `notify_all` is seen by the
+        // check that follows the wake-up, whatever the watched reader does (the strategy's
+        // contract: a check after registration sees every store made before a later notify).
+        !ring.closed.load(Ordering::Relaxed) && ring.readers.holds_at(self.slot, self.cursor)
     }
 }
 
