@@ -9,7 +9,7 @@
 #
 # Prerequisites (targets, nightly components, qemu, cross gcc) come from `bash ci/install.sh`,
 # which this script runs first.
-# SPANRING_SOAK is never set here: the soak is run by hand (README.md, Testing).
+# SPANRING_SOAK is never set here: the soak is run by hand (DEVELOPMENT.md, Testing).
 #
 # One overlap: when both run, the loom step starts in the background as the miri step starts
 # (its output goes to a log, printed whole at the loom step's turn, which waits for it). Each

@@ -26,7 +26,8 @@ pub use spanring_core::*;
 #[cfg(feature = "std")]
 pub use spanring_std as std_ext;
 
-/// README.md's code blocks run as doc-tests, so the README example cannot go stale.
-#[cfg(doctest)]
+/// README.md's code blocks run as doc-tests, so the README examples cannot go stale (with the
+/// `std` feature: one of them uses the std layer).
+#[cfg(all(doctest, feature = "std"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
