@@ -18,6 +18,7 @@
 //! assert!(matches!(reader.try_pop(), Err(ReadError::Empty)));
 //! ```
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 pub use spanring_core::*;

@@ -104,7 +104,8 @@
 //! - Everything else (the callback slot, the bitset, sequences, wait strategies) is documented
 //!   on its item.
 #![no_std]
-#![cfg_attr(docsrs, feature(doc_auto_cfg))]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(docsrs, doc(auto_cfg(hide(spanring_loom, spanring_tsan))))]
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
