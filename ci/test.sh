@@ -16,7 +16,7 @@
 # keeps one core busy for most of its time (Miri interprets on one thread a run, and one loom
 # model, loom_close's close-vs-claims model, takes about 670 s of one thread), so together they
 # use the two cores this suite is sized for: about 700 s where one after the other took
-# 1150-1550 s (2026-12-06). Neither depends on speed (no timing in a Miri run or a loom
+# 1150-1550 s. Neither depends on speed (no timing in a Miri run or a loom
 # model; their time limits are the hang guards, with room for the overlap). The miri step runs
 # at nice 10 meanwhile: loom's long model is one thread and the critical path, Miri's two runs
 # fill the other core. A failure still stops the suite at its step, and stopping kills the
