@@ -586,7 +586,7 @@ fn paired_targets(cfg: &Config) -> Vec<Target> {
     // slots for 1P→4C, which measured about 1.2× faster on our ring too), the others use it
     // as given.
     // `SPANRING_BENCH_TARGET=text` measures only the targets whose name contains `text` (for
-    // working on one of them; the README's table comes from a run without it).
+    // working on one of them; benches/RESULTS.md comes from a run without it).
     let only = std::env::var("SPANRING_BENCH_TARGET").ok();
     let wanted = |what: &str| !matches!(only.as_deref(), Some(o) if !what.contains(o));
     let mut vs = |issue: u32, what: &str, r: Ref, (peer, pow2): (PeerFn, bool), threshold: f64| {
