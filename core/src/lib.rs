@@ -95,8 +95,11 @@
 //!
 //! ## Features and targets
 //!
-//! - `std` (off by default): only lets a [`WriteSpan`] dropped during a panic publish nothing.
+//! - `std` (off by default; implies `alloc`): a [`WriteSpan`] dropped during a panic publishes
+//!   nothing, and [`BusySpin`] and [`Backoff`] implement [`WaitTimeout`] (they need a clock).
 //!   The crate stays `#![no_std]` and allocation-free with it.
+//! - `alloc` (off by default): handles may hold their ring through `Arc`, `Rc` or `Box`
+//!   ([`RingRef`]); the core itself never allocates.
 //! - Atomics come from `portable-atomic` through [`sync`]. On targets without CAS
 //!   (thumbv6m, riscv32i) enable portable-atomic's `critical-section` feature (and provide an
 //!   implementation) or its `unsafe-assume-single-core` cfg: this crate never enables either
