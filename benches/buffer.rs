@@ -24,7 +24,7 @@
 //!   `samples / P` each (rounded up to whole chunks), C readers each read all of them
 //!   (broadcast). At 1,000,000 a chunk-1024 repetition lasted 0.1–0.6 ms and mostly measured
 //!   thread start-up: the slowest MP row (portable 4P→4C) read 1.74 G/s there and 3.75 G/s at
-//!   10,000,000 (4.77 G/s at 100,000,000), in runs of 2026-12-06;
+//!   10,000,000 (4.77 G/s at 100,000,000);
 //! - ring capacity `max(4096, chunk) × C × 10` slots of `u64` (bm_Buffer's formula; it uses
 //!   `int32_t`) — 40,960 slots for one reader;
 //! - each repetition builds a fresh ring and attaches all handles before the clock starts; the
@@ -586,7 +586,7 @@ fn paired_targets(cfg: &Config) -> Vec<Target> {
     // slots for 1P→4C, which measured about 1.2× faster on our ring too), the others use it
     // as given.
     // `SPANRING_BENCH_TARGET=text` measures only the targets whose name contains `text` (for
-    // working on one of them; the README's table comes from a run without it).
+    // working on one of them; benches/RESULTS.md comes from a run without it).
     let only = std::env::var("SPANRING_BENCH_TARGET").ok();
     let wanted = |what: &str| !matches!(only.as_deref(), Some(o) if !what.contains(o));
     let mut vs = |issue: u32, what: &str, r: Ref, (peer, pow2): (PeerFn, bool), threshold: f64| {
@@ -687,7 +687,7 @@ fn paired_targets(cfg: &Config) -> Vec<Target> {
         1.2,
     );
     // Orientation, not targets: the readers unpaced (`Pacing::OFF`, every look's items
-    // returned at once, the default until 2026-12-07), and paced harder (`Pacing::new(16, 32)`,
+    // returned at once), and paced harder (`Pacing::new(16, 32)`,
     // more throughput for more latency); core/src/pacing.rs and `cargo bench --bench latency`
     // say what each costs. The target rows keep the readers' default, `Pacing::for_items`.
     vs(
@@ -737,8 +737,8 @@ fn paired_targets(cfg: &Config) -> Vec<Target> {
         );
     }
     // Orientation, not targets: the broadcast rows with both sides yielding at every failed
-    // check (ours `YieldWait::with_spins(0)`, disruptor's handlers as they did until
-    // 2026-12-07), the other uniform waiting policy (`peers::YieldStrategy`).
+    // check (ours `YieldWait::with_spins(0)`, disruptor's handlers with
+    // `YieldStrategy::AT_ONCE`), the other uniform waiting policy (`peers::YieldStrategy`).
     for c in [2, 4] {
         for (reads, batch) in [("item", false), ("batch", true)] {
             vs(
@@ -812,8 +812,8 @@ fn targets(cfg: &Config, rows: &[Row]) -> Vec<Target> {
             threshold: 1.0,
         });
     }
-    // GNU Radio 4's own bm_Buffer, built and run on this machine kind in an earlier session
-    // (ops/s): a remembered figure, so shown for orientation, not as a live ratio.
+    // GNU Radio 4's own bm_Buffer, built and run once on this machine kind (ops/s): a
+    // remembered figure, so shown for orientation, not as a live ratio.
     let gr4: [(&str, &str, usize, usize, usize, f64); 6] = [
         ("double-mapped", "single", 1, 1, 1, 18.1e6),
         ("double-mapped", "single", 1, 4, 1, 7.2e6),

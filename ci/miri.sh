@@ -11,8 +11,8 @@
 #    at the same time as the first.
 #
 # The two runs go in parallel: Miri interprets a program on one host thread, so one run keeps
-# one core busy and the machine has two (this step took 600-790 s run one after the other,
-# 2026-12-06). Each run's output goes to a log under the target dir, printed whole when both
+# one core busy and the machine has two (this step took 600-790 s run one after the other).
+# Each run's output goes to a log under the target dir, printed whole when both
 # have finished, Stacked Borrows first; the step fails if either failed, naming it.
 #
 # Both runs also pass -Zmiri-isolation-error=warn-nobacktrace: Miri stays isolated from the host

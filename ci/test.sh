@@ -9,14 +9,14 @@
 #
 # Prerequisites (targets, nightly components, qemu, cross gcc) come from `bash ci/install.sh`,
 # which this script runs first.
-# SPANRING_SOAK is never set here: the soak is run by hand (README.md, Testing).
+# SPANRING_SOAK is never set here: the soak is run by hand (DEVELOPMENT.md, Testing).
 #
 # One overlap: when both run, the loom step starts in the background as the miri step starts
 # (its output goes to a log, printed whole at the loom step's turn, which waits for it). Each
 # keeps one core busy for most of its time (Miri interprets on one thread a run, and one loom
 # model, loom_close's close-vs-claims model, takes about 670 s of one thread), so together they
 # use the two cores this suite is sized for: about 700 s where one after the other took
-# 1150-1550 s (2026-12-06). Neither depends on speed (no timing in a Miri run or a loom
+# 1150-1550 s. Neither depends on speed (no timing in a Miri run or a loom
 # model; their time limits are the hang guards, with room for the overlap). The miri step runs
 # at nice 10 meanwhile: loom's long model is one thread and the critical path, Miri's two runs
 # fill the other core. A failure still stops the suite at its step, and stopping kills the

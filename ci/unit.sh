@@ -6,7 +6,7 @@
 #    empty binaries here; ci/loom.sh runs them.
 # 2. The facade with --no-default-features: what a no_std user of `spanring` gets.
 #
-# SPANRING_SOAK is not set here; see README.md (Testing) for the long soak run.
+# SPANRING_SOAK is not set here; see DEVELOPMENT.md (Testing) for the long soak run.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # Every test binary runs through ci/timed-run.sh (a hang names its binary); the whole command,

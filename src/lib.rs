@@ -18,6 +18,7 @@
 //! assert!(matches!(reader.try_pop(), Err(ReadError::Empty)));
 //! ```
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 pub use spanring_core::*;
@@ -26,7 +27,8 @@ pub use spanring_core::*;
 #[cfg(feature = "std")]
 pub use spanring_std as std_ext;
 
-/// README.md's code blocks run as doc-tests, so the README example cannot go stale.
-#[cfg(doctest)]
+/// README.md's code blocks run as doc-tests, so the README examples cannot go stale (with the
+/// `std` feature: one of them uses the std layer).
+#[cfg(all(doctest, feature = "std"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

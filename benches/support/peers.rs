@@ -12,10 +12,10 @@
 //! a closure capture or a by-value argument lives behind a pointer the compiler cannot prove
 //! private to the thread, so a loop of one-item calls stores and reloads the handle's cached
 //! cursors every item, across the ring's own `Release` store; a local that no call ever gets
-//! the address of stays in registers. Measured 2026-12-07, pinned together, 2 runs of 11
-//! pairs: spanring's SP writer loop lost its two stores and one load per item (SP item vs
-//! rtrb 1.53× → 1.85–1.88×); of the peers, disruptor's broadcast rows went 212 → 230 M/s and
-//! ringbuf 180 → 197 M/s, rtrb stayed at 222 M/s.
+//! the address of stays in registers. Pinned together, spanring's SP writer loop lost its two
+//! stores and one load per item (SP item vs rtrb 1.53× → 1.85–1.88×); of the peers,
+//! disruptor's broadcast rows went 212 → 230 M/s and ringbuf 180 → 197 M/s, rtrb stayed at
+//! 222 M/s.
 //!
 //! What each peer can express:
 //! - `rtrb` 0.4 (SPSC): 1P→1C; chunk 1 = `push`/`pop`; `rtrb (batch reads)` = `push` +
@@ -53,8 +53,8 @@ fn wait(mut ready: impl FnMut() -> bool) {
 }
 
 /// As [`wait`] for a read: retries `attempt` until it gives an item and returns it, so the
-/// reader checks the item outside the retry closure. Checked inside it (as these rows did
-/// until 2026-12-07), the checker is captured by the closure that the wait takes by pointer,
+/// reader checks the item outside the retry closure. Checked inside it (as these rows once
+/// did), the checker is captured by the closure that the wait takes by pointer,
 /// so its state goes through memory every item: a cost our own rows, whose readers check
 /// outside any closure, never paid. Found by `benches/harness.rs`: rtrb's one-item row, one
 /// core, 318 → 360 M/s once its check moved out.
@@ -317,9 +317,9 @@ pub fn mpsc(sc: &Scenario, cap: usize) -> Rep {
 /// the handler thread's own state, touched only while it waits, so the per-event loop pays
 /// nothing for it.
 ///
-/// Until 2026-12-07 the handlers yielded at every failed check while our readers spun 64
-/// times first: a different policy, which favours whoever yields where threads outnumber
-/// cores (the broadcast rows pinned apart). [`YieldStrategy::AT_ONCE`] keeps that policy for
+/// Yielding at every failed check while our readers spin 64 times first would be a different
+/// policy, which favours whoever yields where threads outnumber cores (the broadcast rows
+/// pinned apart). [`YieldStrategy::AT_ONCE`] keeps that policy for
 /// the orientation rows that run both sides with it (ours with `YieldWait::with_spins(0)`).
 #[derive(Clone, Copy)]
 pub struct YieldStrategy {

@@ -78,169 +78,53 @@
 //! `loom_ring::two_producers_out_of_order_*` check that both publications are visible after
 //! both writers return.
 //!
-//! ## Where the time went (chunk 1, 1 producer → 1 reader)
+//! ## What a publish costs, and why the hot paths look as they do
 //!
-//! Per item, counted from the code (and confirmed by the ablation in the project's MP notes):
+//! Per item at chunk 1, counted from the code: a claim is one CAS on the claim line and a
+//! publish one `Release` store to the head slot's record word, next to the data. No fence, no
+//! sweep, no shared published cursor on the writer's path, and a reader's only load per span is
+//! the record word. (The design before records marked a bitset per publish and swept it into a
+//! shared published cursor behind a `SeqCst` fence: 3 RMWs and a fence per item, and its CAS on
+//! the cursor every reader polls was the largest single cost.) On top of the protocol, the hot
+//! paths avoid what profiles showed to be expensive:
 //!
-//! | step | before (bitset + sweep) | records |
-//! |---|---|---|
-//! | claim | 1 CAS on the claim line | 1 CAS on the claim line |
-//! | publish mark | 1 RMW (fetch_or/and) on a bitset word readers poll + a load of the skip bit | 1 Release store to the head's record word (next to the data) |
-//! | ordering | 1 `SeqCst` fence | none |
-//! | make visible | sweep: claim load, bitset load, CAS on the shared published cursor, a second claim load + bitset load | none (readers find the frontier) |
-//! | reader | load of the published cursor (a line every writer CASes) + bitset loads for skip bits | 1 Acquire load of the record word |
-//! | writer RMWs / fences | 3 RMW + 1 fence | 1 RMW |
-//! | shared lines written by writers | claim, bitset word, published cursor | claim, record word |
+//! - **A lone multi-producer writer claims like a single-producer writer.** A locked RMW drains
+//!   the store buffer, where the previous item's record store still waits for the line a
+//!   caught-up reader keeps pulling back. So the writer that finds itself alone holds the
+//!   sole-writer cache (the [`writers`](crate::writers) module): its claim is the
+//!   single-producer fast path (a load of the writers word, one compare), its publish is
+//!   inlined into the span's drop, and its rescans move the published hint without walking the
+//!   records. More writers are clones, and a clone clears the cache in the CAS that counts it.
+//! - **Writers keep private state** ([`SpLocal`]): the next cursor and a free count (`room`),
+//!   so a claim is one compare and a publish one subtraction, and no writer loads back a line
+//!   that readers poll. The multi-producer cache holder resets its count to 0 whenever it takes
+//!   the cache, so a stale count is never trusted.
+//! - **The fast path never wraps** ([`SpLocal::fast_room`] stops short of the lap's last
+//!   slot), so a one-item push publishes `next + 1` with no lap arithmetic; the lap's last slot
+//!   goes through the slow path once per lap. A reader's `pop` steps its cursor the same way.
+//! - **Readers walk runs of one-item records without a load-to-address dependency**
+//!   ([`MultiClaim::data_run`]): a word equal to the lap's one-slot data record steps the index
+//!   by one, so the loads of a run overlap; the published-hint walk does the same. A poll walks
+//!   at least 256 records ahead of its request, so item reads load each record line once.
+//! - **Several writers try one inlined CAS first** (`claim_shared_fast`: the first round of
+//!   `claim_multi`, same loads, orderings and closed check; anything unusual goes to the slow
+//!   path), and a one-item push publishes its one-slot record inline. With two or more writers
+//!   that `lock cmpxchg` per claim is the floor: fewer than one per item would mean claims
+//!   handed out in batches, which leave claimed slots unwritten while a writer idles and hold
+//!   every reader back (the stalled-claimer hazard).
+//! - **Slow paths work on a copy of the claim state** (`Writer::push_cold_on_copy`,
+//!   `Writer::try_push_cold_in`), passed in as scalars and returned, so no call in a push loop
+//!   gets the handle's address and a handle held in a local of the loop stays in registers (a
+//!   struct would be passed by pointer and pull the handle back into memory). `try_push`'s cold
+//!   part also stores and publishes, so a `try_push` in a retry closure stays small enough to
+//!   inline; the waiting pushes keep their store and publish inline, which their loops measured
+//!   faster. A copy that unwinds (a panicking wait strategy or `notify_all`) would leave the
+//!   handle's own state from before, so the handle is marked first (no room; the cache holder
+//!   then trusts no limit), and the single-producer slow claim starts from the published
+//!   cursor, not the handle's copy.
 //!
-//! The ablation attributed the largest single step to the sweep's CAS on the published cursor
-//! every reader polls (about 2.7×). Instruction counts (`valgrind --tool=callgrind`,
-//! `core/examples/mp_ops.rs`, single thread, 1 writer + 1 reader, capacity 4096, difference of
-//! two runs per item): chunk 1 **382 → 188 instructions/item**; chunk 1024 **1.63 → 0.21**;
-//! the single-producer ring is 63 for reference.
-//!
-//! **Measured with the records (2026-12-04, quiet 2-core Xeon VM, `verify` rows: every item
-//! written and checked).** MP 1P→1C chunk 1 runs at 12–30 M/s against 190–220 M/s for the
-//! single-producer ring and 55–68 M/s for crossbeam's `ArrayQueue` in the same runs. Two
-//! experiments (not kept) located the rest:
-//! - `perf record` (software clock): 70% of the writer's time in `claim_in` sits on the
-//!   instruction after the claim's `lock cmpxchg`. The CAS is uncontended with one writer, but a
-//!   locked instruction drains the store buffer, and the previous item's record store is still
-//!   in it, waiting for the record line that a caught-up reader keeps pulling back to read.
-//! - Replacing the CAS by a plain store (correct only for one writer): 1P→1C went from 16–30 M/s
-//!   to 40–48 M/s, still 4–5× below the single-producer ring. The profile then moves to the
-//!   reader: half of its time on the record load of its walk (one record per item at chunk 1,
-//!   on the line the writer is writing), where the single-producer reader loads one cursor
-//!   for everything published.
-//!
-//! So reaching queue speed needs both a claim that is not a locked RMW while there is one
-//! writer and fewer record loads per item on the reader's side (e.g. records that cover runs
-//! of spans). Walking at least 256 records per poll (instead of the request) was kept: item
-//! reads then load each record line once per walk.
-//!
-//! ## One writer claims like a single-producer writer
-//!
-//! Built (2026-12-05), in three steps, each measured on the same 2-core VM:
-//! 1. A writer that finds itself the ring's only writer claimed with a load and a plain store
-//!    instead of the CAS (the first writer attaches, more are clones, a close that finds one
-//!    writer leaves the seal to it). MP 1P→1C chunk 1: 12.5 M/s → 30–54 M/s.
-//! 2. `perf` then put the lone writer's time on stores, not on the claim: the instruction
-//!    after the data store, the record store and the pushes of the out-of-line
-//!    `claim_in_slow` / span drop each held 20–57% of the samples. x86 commits stores in
-//!    order, and the record and data lines are the ones a caught-up reader keeps pulling
-//!    back, so every store per item (call frames included) queues behind an ownership
-//!    transfer. So the sole writer now *holds a cache* (the [`writers`](crate::writers)
-//!    module): its claim is the single-producer fast path (inlined, one load of the writers
-//!    word, one of the claim cursor, one compare), its publish is inlined into the span's drop
-//!    with no call left in it, and its rescans move the published hint without walking the
-//!    records (the walk was 10–25% of its samples).
-//! 3. The multi-producer writer's own state is a limit, not a cursor ([`SpLocal`]): the claim
-//!    cursor is loaded back from the shared cursor only that writer stores (no reader polls
-//!    it), so a publish writes the data, the record and the claim cursor and nothing else.
-//!    The single-producer writer first did the same with the published cursor, but that is
-//!    the line every caught-up reader polls: it now keeps its next cursor in [`SpLocal`]
-//!    (set by the span's drop, an L1 store), which measured 1.13× (pair median of 15
-//!    interleaved runs, 1.01–1.79) on SP 1P→1C with batch reads (2026-12-05). It also keeps
-//!    its free count (`room`), so its claim is one compare with no lap arithmetic and its
-//!    publish one subtraction: 1.19× item at a time, 1.26× with batch reads (pair medians of
-//!    7 runs with both threads pinned to one core, where the instructions per item are what
-//!    is measured; `SPANRING_BENCH_PIN` in the bench). The multi-producer cache holder keeps
-//!    the same count (reset to 0 whenever it takes the cache, so a stale one is never
-//!    trusted), and its one-item push publishes through a guard instead of a span: MP 1P→1C
-//!    1.17×, 2P→1C 1.06× (pinned to one core, 7 pairs).
-//! 4. The single-producer free count stops short of the lap's last slot
-//!    ([`SpLocal::fast_room`]): a claim the fast path grants never wraps, so a one-item push
-//!    publishes `next + 1` with no lap arithmetic (and the lap's last slot goes through the
-//!    slow path, once per lap, which rescans the readers only if the cached limit does not
-//!    cover it). Pinned to one core, interleaved pairs: SP 1P→1C item 1.09× (7 pairs,
-//!    1.06–1.12), batch reads 1.12× (1.12–1.14), broadcast 1P→2C batch reads 1.08×, item
-//!    reads 1.06×; MP 1P→1C unchanged (1.00×). A reader's `pop` does the same: it steps its
-//!    cursor by one unless the item is the lap's last (then it reads through a span), and
-//!    stores its cursor without an index check: a further 1.07× SP 1P→1C item, 1.09× 1P→2C,
-//!    1.02× MP 1P→1C (7 pairs each).
-//! 5. `perf` on MP 1P→1C pinned to one core then put 31% of the reader's walk on the record
-//!    load: the walk stepped `i += len`, so every load waited for the one before. A word equal
-//!    to the lap's one-slot data record (exactly what [`record`](MultiClaim::record) accepts
-//!    with length 1 and no skip: a record word has no other bits) now steps the index by one,
-//!    so the loads of a run of one-item spans overlap ([`MultiClaim::data_run`]); the
-//!    published-hint walk does the same. MP 1P→1C vs `ArrayQueue`, pinned together, 11 pairs:
-//!    1.05–1.07× → 1.38–1.45× (3 alternated runs, 2026-12-06).
-//! 6. With two writers, `perf` put 3× `ArrayQueue`'s push cost on our writer: a push went
-//!    `push_slow` → `claim_in_slow` → `claim_multi` and `finish_span` → `finish_multi` →
-//!    `publish`, reloading the writers word three times. Now the first round of the CAS
-//!    claim is inlined into every claim (`claim_shared_fast`: same loads, orderings and
-//!    closed check as `claim_multi`, anything unusual goes to the slow path) and a one-item
-//!    push publishes its one-slot record inline. MP 2P→1C pinned together, 11 pairs: vs
-//!    `ArrayQueue` 0.65–0.70× → 1.15–1.16×, vs disruptor MP 0.54–0.60× → 0.97–0.98×.
-//!
-//! bm_Buffer's harness (`benches/support/ring_runs.rs`, items written and checked), MP
-//! 1P→1C chunk 1, best of 5 in interleaved runs: 41–86 M/s after step 1, 108–113 after step
-//! 2, 90–130 after step 3 (SP on the same runs 146–197). Quick runs of `cargo bench --bench
-//! buffer` after step 3: MP 1P→1C 120 M/s, 1.94× crossbeam's `ArrayQueue` and 1.56× disruptor
-//! MP in the same run, 0.79× the single-producer ring. With two or more writers the claim is
-//! the CAS as before: 2P→1C spends about half its time on the `lock cmpxchg` (the hand-off
-//! between writers plus the store-buffer drain), 1.46× disruptor MP.
-//!
-//! 7. (2026-12-07) The single-producer one-item push claims out of line on a copy of
-//!    [`SpLocal`] and gets it back with the claim (`Writer::push_cold_on_copy`), so no call in
-//!    a push loop gets the handle's address. That alone changed little (tried 2026-12-06,
-//!    below): a handle that is a by-value argument or a closure capture lives behind a
-//!    pointer the compiler cannot prove thread-private, so the loop still stored `next` and
-//!    `room` every item. A handle held in a local of the loop's function now stays in
-//!    registers (the bench's workers, ours and the peers', all do that: `local_handle` in
-//!    `benches/support/peers.rs`). SP item vs rtrb, pinned together, 2 runs of 11 pairs:
-//!    1.53× → 1.85–1.88×; SP batch reads vs rtrb 1.08–1.11× → 1.47×.
-//! 8. (2026-12-07, later) The sole multi-producer writer, two steps, pinned together,
-//!    alternated: its fast claim reads a private copy of the claim cursor (`SpLocal::next`,
-//!    which only the cache holder moves), not the shared word its last publish stored:
-//!    287 → 296–299 M/s. Then its one-item push claims on a copy too, as in step 7: 296 →
-//!    336–339 M/s, 2.13× disruptor MP (2.10–2.15× in four full runs). Step 7 had kept it
-//!    off that path because its cold claim can take the sole-writer cache, and a copy that
-//!    unwound after that would leave the handle a room and limit from an earlier cache
-//!    period; the handle is now marked first (no room, and the cache holder trusts no limit
-//!    when it has no room), which a normal return overwrites. The copy goes in as scalars:
-//!    passed as a struct (by pointer), it let the compiler pass the handle's own state, whose
-//!    address then kept it in memory (310 M/s, and the single-producer row 5% slower). A
-//!    flag for "limit unknown" in [`SpLocal`] was tried first: it made the handle a word
-//!    larger, and the embedded firmware's interrupt closure, which owns a writer, no longer
-//!    fit its callback slot on thumbv6m.
-//! 9. (2026-12-07, second session) `try_push`'s cold part takes the store and the publish
-//!    too (`Writer::try_push_cold_in`), so what is inlined at a `try_push` is the fast path
-//!    and one call: a `try_push` wrapped in a retry closure stays small enough for the
-//!    compiler to inline into the caller's loop (a call per item otherwise, as `perf` showed
-//!    for the reader's `try_pop`): 148–169 → 203–215 M/s, one core, a blocking reader.
-//!    Unwinding after the publish would leave the handle's copy of the claim cursor one slot
-//!    behind, so the handle is marked (no room) on both claim modes, and the single-producer
-//!    slow claim starts from the published cursor. The waiting pushes keep the store and the
-//!    publish inline: out of line they cost the buffer bench's push loop 4%.
-//!
-//! Tried and not kept (2026-12-06, interleaved pairs pinned to one core, 3–4 alternated
-//! runs per variant on a busy VM), so the next attempt starts from the numbers:
-//! - The writer's out-of-line parts (`claim_in_slow`, `push_slow`, the waiting claim) taking
-//!   [`SpLocal`] by value and returning it, as the reader's `wait_for_cold` does, so that no
-//!   call gets the handle's address. In the bench the handle still lived in memory (a
-//!   by-value argument moved into a thread), so the push loop did not change; SP item vs
-//!   rtrb 1.07–1.11× against 1.06–1.24× for the code as is (7 runs), batch reads 0.94–1.02×
-//!   against 1.01–1.09×. (Kept since, for the single-producer push: step 7.)
-//! - The same plus the fast path's end kept as a cursor instead of a count (`room`), so a
-//!   one-item push stores the slot, the published cursor and `next` but no count (a slow
-//!   claim past the end left a negative signed room): the `calls` bench's single-thread
-//!   push/pop 3.33–3.41 ns against 3.57, but the threaded targets 1.09–1.12× against
-//!   1.06–1.24× (item) and 0.94–1.09× against 1.01–1.09× (batch reads).
-//! - Additionally deriving `next` from the published cursor (rtrb's layout: two stores a
-//!   push): item 1.15–1.21×, batch 1.01–1.08× pinned together, no better than the code as is.
-//! - A write prefetch (`prefetchw`, 1 KiB ahead) after each single-producer push, in case the
-//!   slot stores were waiting for their lines: slower on every pinned-together target, 3
-//!   alternated runs: SP item vs rtrb 1.04–1.06× against 1.12–1.15×, batch reads 0.88–0.90×
-//!   against 0.98–0.99×, broadcast 1P→2C batch reads 1.04–1.06× against 1.12–1.15×.
-//! - One load of the writers word serving both inline one-item claims (the sole writer's
-//!   cache, the shared CAS) in one fast-path function for `try_push`, `push` and
-//!   `push_timeout`: about a tenth of the instructions off a two-writer push, but 2P→1C vs
-//!   `ArrayQueue` read 1.24–1.39× against 1.23–1.38× (3 alternated runs): the `lock cmpxchg`
-//!   and the stores it waits for are the cost, not the arithmetic around them. And the
-//!   single-producer push loop compiled worse (the ring pointer reloaded after the slot
-//!   store, `room` decremented in memory): SP item vs rtrb 1.12–1.15× against 1.17–1.22×.
-//!   Reverted; what stayed is the shared claim's writers-word test as one compare
-//!   (`claim_shared_fast`), which the single-producer code never reaches.
+//! The measurements behind each of these, and the variants tried and not kept, are in
+//! `core/src/NOTES.md` in the repository.
 
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 use crate::{Layout, Sequence};

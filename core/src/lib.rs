@@ -95,8 +95,11 @@
 //!
 //! ## Features and targets
 //!
-//! - `std` (off by default): only lets a [`WriteSpan`] dropped during a panic publish nothing.
+//! - `std` (off by default; implies `alloc`): a [`WriteSpan`] dropped during a panic publishes
+//!   nothing, and [`BusySpin`] and [`Backoff`] implement [`WaitTimeout`] (they need a clock).
 //!   The crate stays `#![no_std]` and allocation-free with it.
+//! - `alloc` (off by default): handles may hold their ring through `Arc`, `Rc` or `Box`
+//!   ([`RingRef`]); the core itself never allocates.
 //! - Atomics come from `portable-atomic` through [`sync`]. On targets without CAS
 //!   (thumbv6m, riscv32i) enable portable-atomic's `critical-section` feature (and provide an
 //!   implementation) or its `unsafe-assume-single-core` cfg: this crate never enables either
@@ -104,7 +107,8 @@
 //! - Everything else (the callback slot, the bitset, sequences, wait strategies) is documented
 //!   on its item.
 #![no_std]
-#![cfg_attr(docsrs, feature(doc_auto_cfg))]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(docsrs, doc(auto_cfg(hide(spanring_loom, spanring_tsan))))]
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 

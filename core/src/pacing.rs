@@ -16,26 +16,20 @@
 /// **A reader starts with [`Pacing::for_items`]**: fewer than two cache lines' worth of
 /// items but at least half a line's, 4 hints ([`DEFAULT_SPINS`](Self::DEFAULT_SPINS)).
 /// [`Pacing::OFF`] turns it off, `Pacing::new(16, 32)` trades more latency for more
-/// throughput. Measured on the 2-core test machine (AMD EPYC, 2026-12-07, one thread per core,
-/// `u64` items, `YieldWait`) with `cargo bench --bench latency` (medians of 7 runs; run AE):
+/// throughput.
 ///
-/// | pacing | round trip | one item / 500 ns, p50 | one item / 100 ns, p50 | full rate: p50 | rate |
-/// |---|---:|---:|---:|---:|---:|
-/// | `Pacing::OFF` | 134 ns | 91 ns | 91 ns | 161 ns | 136 M/s |
-/// | `Pacing::for_items::<u64>()` = `new(16, 4)` | 133 ns | 91 ns | 91 ns | 201 ns | 166 M/s |
-/// | `Pacing::new(16, 32)` | 131 ns | 91 ns | 131 ns (p99 1.9 µs) | 582 ns | 200 M/s |
-///
-/// The default costs nothing where items come apart (every read there waited, or found one
-/// or two items, and neither paces) and ~40 ns at full rate, where the stream runs ~22%
-/// faster; in the buffer bench it took the one-item loop from 0.97–1.37× rtrb's rate unpaced
-/// to 1.23–1.49×, and batch reads from 0.90–1.24× to 1.24–1.44× (runs of 2026-12-07, the host
-/// in its fast mode). The lower bound (a quarter of `fewer_than`, [`applies`](Self::applies))
-/// came from a host mode where a hint took ~38 ns: with one item every ~100 ns, pacing any
-/// look that found an item made each look find one (the spin outlasted the gap), and p50 was
-/// 601–642 ns against 301–411 ns unpaced; with the bound, 301–411 ns. Where hints are slow
-/// (Intel cores since Skylake: about 140 cycles), a paced look waits up to ~150 ns. With
-/// every thread on one core pacing changes nothing, since a reader there finds the writer's
-/// whole time slice at once.
+/// What the default costs: nothing where items come apart (every read there waited, or found
+/// one or two items, and neither paces); at full rate a few tens of nanoseconds of latency
+/// while the stream runs faster, since the two threads stop pulling each other's lines across
+/// cores every few items. With the threads on two cores it lifts a one-item loop and batch
+/// reads by roughly 25–40%. `cargo bench --bench latency` measures each setting
+/// against an unpaced reader and rtrb (`benches/README.md` in the repository has a recorded
+/// table). The lower bound (a quarter of `fewer_than`, [`applies`](Self::applies)) keeps a
+/// sparse stream from feeding on itself: where a spin hint is slow, a stream of one item every
+/// ~100 ns otherwise made every look find one item and pace again, which doubled its latency.
+/// Where hints are slow (Intel cores since Skylake: about 140 cycles), a paced look waits up to
+/// ~150 ns. With every thread on one core pacing changes nothing, since a reader there finds
+/// the writer's whole time slice at once.
 ///
 /// ```
 /// use spanring_core::{Pacing, Ring, SliceStorage};

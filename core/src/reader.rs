@@ -402,8 +402,8 @@ where
         if let Some(item) = self.pop_ready() {
             return Ok(item);
         }
-        // Not through `pop_cold`: measured slower there (calls bench, 2.47 → 2.95 ns a
-        // push_timeout/pop_timeout pair on a core SP ring, 2026-12-07).
+        // Not through `pop_cold`: the calls bench measured this form slower there
+        // (core/src/NOTES.md).
         Ok(self.read_timeout(1, timeout)?.take_first())
     }
 
@@ -511,45 +511,18 @@ where
     ///
     /// Its check is one compare (`cursor != end`) and its consume one increment plus the
     /// cursor's store: the reader keeps the end of its known window as a cursor clipped to the
-    /// plain steps (`ReadPos`), not a count next to a lap-end test. Measured when that came
-    /// (2026-12-07, `SPANRING_BENCH_PIN=together`, the bench's `targets`, 2 runs alternated
-    /// with the count form): the loop per item went from 21 to 15 instructions, SP item vs rtrb
-    /// 1.24–1.25× against 1.17–1.19×, broadcast 1P→2C item reads vs disruptor 0.90× against
-    /// 0.80–0.84×, 1P→4C 0.82× against 0.74–0.77×. (An earlier cursor-only form, tried
-    /// 2026-12-06, measured 0.89–0.91× of the count form; this one also drops the lap-end
-    /// test, by clipping the window to plain steps.)
+    /// plain steps (`ReadPos`), not a count next to a lap-end test (a `pop` loop went from 21 to
+    /// 15 instructions per item).
     ///
-    /// Tried and not kept (2026-12-07, same method, 3 runs alternated with the code as is):
-    /// `pop`'s slow path as a `#[cold]` method taking `&mut self`, which puts the fast path in
-    /// one straight block: SP item vs rtrb 1.14–1.24× against 1.16–1.25×, broadcast 1P→2C item
-    /// 0.83–0.88× against 0.78–0.87×, 1P→4C 0.69–0.79× against 0.78–0.85×: within the noise.
-    ///
-    /// Tried and not kept (2026-12-06; `SPANRING_BENCH_PIN=together`, the bench's `targets`,
-    /// 11 interleaved pairs per target, 2–3 runs alternated with the code as is), so the next
-    /// attempt starts from the numbers:
-    /// - The one-item slow path without a span: a `#[cold]` function taking the position by
-    ///   value and returning it with the item, so no call in a loop of `pop`s gets the
-    ///   handle's address. Broadcast 1P→2C item reads vs disruptor 0.84–0.86× against
-    ///   0.81–0.83×, 1P→4C 0.78× against 0.76–0.77×, SP item vs rtrb 1.17–1.20× against
-    ///   1.18–1.20×; the `calls` bench's push/pop unchanged (3.6–4.0 ns both). In the bench
-    ///   (as in most user code) the reader is a by-value argument of the thread's function, so
-    ///   it lives in memory anyway; and the Release store of the reader's cursor in every
-    ///   consume makes LLVM reload the ring's fields every item (it treats any store stronger
-    ///   than `Relaxed` as touching all memory), which the slow path's shape cannot change.
-    ///   **Kept since 2026-12-07 (`pop_cold`)**, because it is what lets `for x in reader`
-    ///   keep the cursor in a register: the iterator owns the reader as a local that no call
-    ///   gets the address of (`reader_iter.rs`; SP item vs rtrb 1.42–1.44× against 1.17–1.20×
-    ///   for the `pop` loop, broadcast 1P→2C 1.05–1.06× against 0.81–0.82×). A panic in a
-    ///   by-value slow path (a `clone`, a wait strategy) leaves the reader behind its registry
-    ///   cursor; every poll first brings it up to date (`resync`). Holding the reader's
-    ///   position in drop guards instead (tried in 6cab1c7) put it back in memory: SP item vs
-    ///   rtrb 1.26–1.31× against 1.36–1.45×, broadcast 1P→2C 0.91–0.98× against 1.08–1.10×
-    ///   (3 rounds alternated).
-    /// - Storing the reader's cursor only when `ready` runs out (the consume of the window's
-    ///   last item, or any span), as disruptor's handlers store their sequence once per batch:
-    ///   slower, broadcast 1P→2C item 0.76–0.79× against 0.85–0.86×, 1P→4C 0.67× against
-    ///   0.77–0.79×, SP item vs rtrb 1.13× against 1.20–1.21×. It would also have delayed the
-    ///   writers' view of slots a `pop` freed.
+    /// Past this fast path, `pop`'s slow path (`pop_cold`) takes the reader's position by value
+    /// and returns it with the item, so no call in a loop of `pop`s gets the handle's address:
+    /// that is what lets `for x in reader`, which owns the reader as a local, keep the cursor in
+    /// a register. A panic in a by-value slow path (a `clone`, a wait strategy) leaves the
+    /// reader behind its registry cursor, so every poll first brings it up to date (`resync`);
+    /// drop guards holding the position instead would put it back in memory. The cursor is
+    /// stored at every consume, not once per window as disruptor's handlers store theirs: that
+    /// measured slower and would delay the writers' view of the slots a `pop` freed. The
+    /// measurements, and the variants tried and not kept: `core/src/NOTES.md`.
     #[inline(always)]
     fn pop_ready(&mut self) -> Option<S::Item>
     where

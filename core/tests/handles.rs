@@ -129,8 +129,8 @@ fn a_write_closure_publishing_nothing_leaves_nothing_visible() {
 /// cursor and free count), on every target: embedded code moves writers into interrupt
 /// closures that live in fixed callback slots (`embedded/src/bin/spans.rs` puts one in a
 /// six-word slot on thumbv6m), so a field added to the handle must be a decision, not an
-/// accident. A "limit unknown" flag added on 2026-12-07 grew it by a word and broke that
-/// firmware's build; this catches it on the host.
+/// accident. A "limit unknown" flag, once tried, grew it by a word and broke that firmware's
+/// build; this catches it on the host.
 #[test]
 fn a_writer_handle_is_four_words() {
     use core::mem::size_of;

@@ -343,8 +343,8 @@ fn write_with_notify_panicking(write: impl FnOnce()) {
 /// `notify_all`: the fast paths (seven in a row at capacity 8), the lap's last slot (the slow
 /// path), a full ring, and (multi-producer) the sole-writer cache and the shared CAS after a
 /// clone. The reader must see every item once, in order, and a full ring must stay full.
-/// Fails on 07696fd (single-producer: `try_push` succeeds on the full ring in round 0) and
-/// with any one of the private-state updates moved back after the publish.
+/// Fails on the code before the fix (single-producer: `try_push` succeeds on the full ring in
+/// round 0) and with any one of the private-state updates moved back after the publish.
 #[test]
 fn a_notify_panicking_after_a_publish_leaves_the_writer_in_step() {
     // A macro, not a function: only a multi-producer writer has `clone`.

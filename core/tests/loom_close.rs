@@ -214,7 +214,7 @@ fn sole_writer_claim_races_close() {
                     Err(spanring_core::ReserveError::Closed) => {
                         // A claim refused for the close: the ring must say it is closed.
                         // (A multi-producer close decides in the writers word before it
-                        // stores `closed`; `is_closed` read only the flag until 2026-12-07.)
+                        // stores `closed`; `is_closed` once read only the flag.)
                         assert!(shared.is_closed(), "a claim failed Closed on an open ring");
                         break;
                     }

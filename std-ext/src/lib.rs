@@ -24,6 +24,8 @@
 //! assert!(!wait.wait_until_timeout(&mut || false, Duration::from_millis(1)));
 //! # Ok::<(), spanring_std::MapError>(())
 //! ```
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![cfg_attr(docsrs, doc(auto_cfg(hide(spanring_loom, spanring_tsan))))]
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 

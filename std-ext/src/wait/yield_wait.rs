@@ -28,13 +28,11 @@ use super::{spin_phase, DEFAULT_SPINS};
 /// The default keeps the spins; [`with_spins`](Self::with_spins)`(0)` yields at every failed
 /// check (as the disruptor crate's yielding consumers do).
 ///
-/// An adaptive spin count was tried (2026-12-06) and not kept: a per-thread budget halved by
-/// every wait that had to yield and raised by every wait that ended in its spins. The
-/// broadcast rows it was meant for did not move (1P→4C pinned apart against disruptor, item
-/// reads 0.72–0.81× against 0.76–0.81× with the fixed 64, batch reads 0.70–0.85× against
-/// 0.78–0.85×; 3 alternated runs): most of those readers' waits do end within their spins,
-/// and it is the spinning itself that takes the writer's core and line, which the outcome
-/// of a wait cannot see.
+/// The spin count is fixed, not adaptive: a per-thread budget halved by every wait that had to
+/// yield and raised by every wait that ended in its spins did not move the broadcast rows it
+/// was meant for, since most of those readers' waits do end within their spins, and it is the
+/// spinning itself that takes the writer's core and line, which the outcome of a wait cannot
+/// see.
 #[derive(Clone, Copy, Debug)]
 pub struct YieldWait {
     /// Checks with a spin hint before the first yield.
