@@ -40,7 +40,7 @@ mod wait;
 
 pub use heap::{EmptyStorage, HeapStorage};
 #[cfg(unix)]
-pub use mmap::{DoubleMapped, MapError, MapStep, Zeroable};
+pub use mmap::{BackingLimit, DoubleMapped, MapError, MapStep, Zeroable};
 pub use owned::{OwnedMultiProducer, OwnedReader, OwnedWriter, Subscriber};
 #[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
 pub use wait::FutexWait;

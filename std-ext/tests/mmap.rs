@@ -147,13 +147,13 @@ fn absurd_sizes_are_errors_not_panics() {
         DoubleMapped::<()>::new(16).unwrap_err(),
         MapError::ZeroSizedItem
     );
-    // Representable but far beyond any address space: the OS refuses, we get a typed error.
-    // (On 32-bit targets the largest such size is refused before the OS is asked.)
+    // Representable but far beyond any machine: refused before anything is mapped, with the
+    // sizes. (On 32-bit targets the OS refuses the address space instead.)
     let huge = DoubleMapped::<u8>::new(HUGE);
     match huge {
-        Err(MapError::Os { .. }) => {}
+        Err(MapError::CannotBack { bytes, limit, .. }) => assert!(bytes >= HUGE && limit < bytes),
         Err(_) if usize::BITS < 64 => {}
-        other => panic!("expected an OS error, got {other:?}"),
+        other => panic!("expected CannotBack, got {other:?}"),
     }
     let err = DoubleMapped::<u8>::new(HUGE).unwrap_err();
     assert!(!err.to_string().is_empty());
@@ -195,31 +195,135 @@ fn double_mapped_moves_between_threads() {
     assert!(cap > 0);
 }
 
-/// Both halves are resident right after `new` (`MAP_POPULATE`): the first lap of a new ring
-/// takes no page faults on the hot path. Without it only the pages the aliasing check touched
-/// (first and last) would be in memory.
+/// Pages of `bytes` at `base` that are resident now (mincore).
+#[cfg(all(
+    any(target_os = "linux", target_os = "android"),
+    target_arch = "x86_64"
+))]
+fn resident_pages(base: *mut u8, bytes: usize) -> usize {
+    let pages = bytes / page_size();
+    let mut resident = vec![0u8; pages];
+    // SAFETY: `base` is the page-aligned start of a live mapping `bytes` long; `resident` has
+    // one byte per page, as mincore writes.
+    let rc = unsafe { libc::mincore(base.cast(), bytes, resident.as_mut_ptr().cast()) };
+    assert_eq!(rc, 0, "mincore: {}", std::io::Error::last_os_error());
+    resident.iter().filter(|&&r| r & 1 != 0).count()
+}
+
+/// Minor page faults of this thread so far.
+#[cfg(all(
+    any(target_os = "linux", target_os = "android"),
+    target_arch = "x86_64"
+))]
+fn thread_faults() -> i64 {
+    let mut usage = core::mem::MaybeUninit::<libc::rusage>::uninit();
+    // SAFETY: getrusage writes one `rusage` to a valid pointer.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) };
+    assert_eq!(rc, 0);
+    // SAFETY: getrusage returned 0, so it initialised `usage`.
+    unsafe { usage.assume_init() }.ru_minflt
+}
+
+/// Writes one byte in every page of the first half (a ring's first lap) and returns the minor
+/// page faults that took.
+#[cfg(all(
+    any(target_os = "linux", target_os = "android"),
+    target_arch = "x86_64"
+))]
+fn first_lap_faults(buf: &DoubleMapped<u8>) -> i64 {
+    let before = thread_faults();
+    let p = buf.as_mut_ptr();
+    for offset in (0..buf.capacity()).step_by(page_size()) {
+        // SAFETY: `offset < capacity`: inside the first half; nothing else uses `buf`.
+        unsafe { p.add(offset).write_volatile(1) };
+    }
+    thread_faults() - before
+}
+
+/// `new` is lazy: a 1 GiB ring leaves its memory unresident (under 64 MiB of it) until it is
+/// written, as `Vec::with_capacity` would; its first lap then faults its pages in.
 ///
-/// Checked natively on x86_64 only: CI runs the aarch64 and i686 builds under qemu-user, whose
-/// mmap emulation does not pass `MAP_POPULATE` on to the host for fixed mappings (the test
-/// failed there with every untouched page missing), so residency there says nothing about the
-/// flag.
+/// Natively on x86_64 only: CI runs the aarch64 and i686 builds under qemu-user, whose mmap and
+/// mincore emulation says nothing about the host's pages.
 #[test]
 #[cfg(all(
     any(target_os = "linux", target_os = "android"),
     target_arch = "x86_64"
 ))]
 #[cfg_attr(miri, ignore)] // mmap is a foreign call Miri cannot run
-fn both_halves_are_resident_after_new() {
-    let page = page_size();
-    let buf = DoubleMapped::<u64>::new(64 * page / 8).unwrap();
-    let bytes = 2 * buf.capacity() * core::mem::size_of::<u64>();
-    let pages = bytes / page;
-    assert!(pages >= 128, "{pages} pages");
-    let mut resident = vec![0u8; pages];
-    // SAFETY: `as_mut_ptr()` is the page-aligned start of the mapping of both halves, `bytes`
-    // long; `resident` has one byte per page, as mincore writes.
-    let rc = unsafe { libc::mincore(buf.as_mut_ptr().cast(), bytes, resident.as_mut_ptr().cast()) };
-    assert_eq!(rc, 0, "mincore: {}", std::io::Error::last_os_error());
-    let missing: Vec<usize> = (0..pages).filter(|&i| resident[i] & 1 == 0).collect();
-    assert!(missing.is_empty(), "pages not resident: {missing:?}");
+fn new_is_lazy_until_written() {
+    let started = std::time::Instant::now();
+    let big = DoubleMapped::<u8>::new(1 << 30).unwrap();
+    let bytes = 2 * big.capacity();
+    let resident = resident_pages(big.as_mut_ptr(), bytes) * page_size();
+    assert!(
+        resident < 64 << 20,
+        "{resident} bytes resident after new(1 GiB), in {:?}",
+        started.elapsed()
+    );
+    drop(big);
+    // The faults are there to be seen: a lazily mapped ring's first lap takes one per page
+    // (so the prefaulted test below would catch prefaulting that did nothing).
+    let small = DoubleMapped::<u8>::new(16 << 20).unwrap();
+    let pages = (small.capacity() / page_size()) as i64;
+    let faults = first_lap_faults(&small);
+    assert!(faults >= pages / 2, "{faults} faults for {pages} pages");
+}
+
+/// `new_prefaulted` has both halves resident at once, and the first lap takes no page fault.
+#[test]
+#[cfg(all(
+    any(target_os = "linux", target_os = "android"),
+    target_arch = "x86_64"
+))]
+#[cfg_attr(miri, ignore)] // mmap is a foreign call Miri cannot run
+fn prefaulted_first_lap_takes_no_page_faults() {
+    let buf = DoubleMapped::<u8>::new_prefaulted(16 << 20).unwrap();
+    let bytes = 2 * buf.capacity();
+    let pages = bytes / page_size();
+    assert_eq!(
+        resident_pages(buf.as_mut_ptr(), bytes),
+        pages,
+        "not all resident"
+    );
+    let faults = first_lap_faults(&buf);
+    assert!(
+        faults < (pages / 2 / 16) as i64,
+        "{faults} faults in the first lap"
+    );
+    // And through the owned builder.
+    let (mut w, mut r) = spanring_std::owned::mapped::<u64>(1 << 16)
+        .prefault()
+        .build()
+        .unwrap();
+    w.try_push(5).unwrap();
+    assert_eq!(r.try_pop(), Ok(5));
+}
+
+/// Requests no machine here can back are typed errors with the sizes, lazy or prefaulted:
+/// never an OOM kill (which 2^40..2^50-byte requests got when construction populated the pages).
+#[test]
+#[cfg(target_pointer_width = "64")]
+#[cfg_attr(miri, ignore)]
+fn requests_beyond_the_machine_are_typed_errors() {
+    for shift in [40, 44, 47, 50] {
+        for prefault in [false, true] {
+            let got = if prefault {
+                DoubleMapped::<u8>::new_prefaulted(1 << shift)
+            } else {
+                DoubleMapped::<u8>::new(1 << shift)
+            };
+            match got {
+                Err(MapError::CannotBack { bytes, limit, what }) => {
+                    assert!(
+                        bytes >= 1 << shift && limit < bytes,
+                        "{what}: {bytes} > {limit}"
+                    );
+                    let text = got.unwrap_err().to_string();
+                    assert!(text.contains(&bytes.to_string()), "{text}");
+                }
+                other => panic!("2^{shift} (prefault {prefault}): {other:?}"),
+            }
+        }
+    }
 }

@@ -20,6 +20,9 @@ pub enum MapStep {
     MapFirstHalf,
     /// Mapping the memory object over the second half of the reservation (`MAP_FIXED`).
     MapSecondHalf,
+    /// Committing and prefaulting the pages (only when asked for:
+    /// [`DoubleMapped::new_prefaulted`](super::DoubleMapped::new_prefaulted)).
+    Prefault,
 }
 
 impl fmt::Display for MapStep {
@@ -31,6 +34,7 @@ impl fmt::Display for MapStep {
             MapStep::Reserve => "reserving twice the length of address space",
             MapStep::MapFirstHalf => "mapping the first half",
             MapStep::MapSecondHalf => "mapping the second half",
+            MapStep::Prefault => "prefaulting the pages",
         })
     }
 }
@@ -80,6 +84,18 @@ pub enum MapError {
     /// The mapping was built but a byte written through one half did not appear through the
     /// other: the OS did not give us two views of the same memory.
     AliasingCheckFailed,
+    /// The machine cannot back the request: `bytes` (the memory object, or for
+    /// [`BackingLimit::AddressSpace`] the address space of both halves) exceed `limit` bytes of
+    /// what `what` names. Checked before anything is mapped, so a request that could only end
+    /// in an OOM kill or a `SIGBUS` at first touch is refused instead.
+    CannotBack {
+        /// Bytes the request needs.
+        bytes: usize,
+        /// What the limit allows (saturated at `usize::MAX`).
+        limit: usize,
+        /// Which limit.
+        what: BackingLimit,
+    },
 }
 
 impl MapError {
@@ -143,8 +159,55 @@ impl fmt::Display for MapError {
             MapError::AliasingCheckFailed => {
                 f.write_str("the two halves of the mapping do not alias the same memory")
             }
+            MapError::CannotBack { bytes, limit, what } => write!(
+                f,
+                "cannot back {bytes} bytes of double-mapped memory: {what} allows {limit}"
+            ),
         }
     }
 }
 
 impl std::error::Error for MapError {}
+
+/// The limit a [`MapError::CannotBack`] ran into.
+///
+/// ```
+/// use spanring_std::{BackingLimit, DoubleMapped, MapError};
+/// // 2^40 bytes: more than this machine's memory (or its address-space limit).
+/// # if usize::BITS == 64 {
+/// match DoubleMapped::<u8>::new(1 << 40) {
+///     Err(MapError::CannotBack { what, .. }) => println!("refused: {what}"),
+///     Err(e) => println!("refused: {e}"),
+///     Ok(big) => assert!(big.capacity() >= 1 << 40), // a machine that can back it
+/// }
+/// # }
+/// let _ = BackingLimit::PhysicalMemory;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BackingLimit {
+    /// The machine's physical memory (`sysconf(_SC_PHYS_PAGES)`).
+    PhysicalMemory,
+    /// The memory limit of the process's control group (cgroup v2 `memory.max`, the lowest
+    /// along its path).
+    MemoryLimit,
+    /// The free space of the file system holding the memory object (a size-limited tmpfs such
+    /// as `/dev/shm`, or the temporary directory of the last fallback).
+    SharedMemory,
+    /// The process's address-space limit (`RLIMIT_AS`), against twice the bytes (both halves).
+    AddressSpace,
+    /// The memory the kernel reports available now (`MemAvailable`); prefaulting only.
+    AvailableMemory,
+}
+
+impl fmt::Display for BackingLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BackingLimit::PhysicalMemory => "physical memory",
+            BackingLimit::MemoryLimit => "the control group's memory limit",
+            BackingLimit::SharedMemory => "the shared-memory file system",
+            BackingLimit::AddressSpace => "the address-space limit (RLIMIT_AS)",
+            BackingLimit::AvailableMemory => "the available memory",
+        })
+    }
+}

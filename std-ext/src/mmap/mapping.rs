@@ -1,5 +1,7 @@
 //! The virtual-memory trick: one `PROT_NONE` reservation of twice the length, then the same
 //! memory object mapped over each half with `MAP_FIXED`, then a check that the halves alias.
+//! Nothing is populated here: pages are committed at first touch, or up front by
+//! [`prefault`](super::backing::prefault) when the caller asks.
 
 use core::ptr::NonNull;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -55,7 +57,8 @@ pub(crate) fn map_twice(memory: &OwnedFd, half: usize) -> Result<Region, MapErro
         )
     };
     if reserved == libc::MAP_FAILED {
-        return Err(MapError::last_os_error(MapStep::Reserve));
+        let errno = super::error::errno_of(&std::io::Error::last_os_error());
+        return Err(super::backing::reserve_failed(errno, total));
     }
     let Some(base) = NonNull::new(reserved.cast::<u8>()) else {
         // Never happens for a non-MAP_FIXED mapping, but if it did we must not treat it as ours.
@@ -83,7 +86,7 @@ fn map_half(memory: &OwnedFd, at: NonNull<u8>, half: usize, step: MapStep) -> Re
             at.as_ptr().cast(),
             half,
             libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_FIXED | map_populate(),
+            libc::MAP_SHARED | libc::MAP_FIXED,
             memory.as_raw_fd(),
             0,
         )
@@ -122,18 +125,6 @@ fn verify_aliasing(base: NonNull<u8>, half: usize) -> Result<(), MapError> {
         }
     }
     Ok(())
-}
-
-/// `MAP_POPULATE` where the OS has it: the pages (and both halves' page-table entries) are made
-/// at construction, so the first lap of a new ring takes no page faults on the hot path.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-fn map_populate() -> libc::c_int {
-    libc::MAP_POPULATE
-}
-
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn map_populate() -> libc::c_int {
-    0
 }
 
 #[cfg(any(target_os = "linux", target_os = "android"))]

@@ -17,6 +17,7 @@ use super::error::{errno_of, MapError, MapStep};
 /// `/dev/shm` is missing or tiny). The returned `OwnedFd` closes itself on every path.
 pub(crate) fn create(len: usize) -> Result<OwnedFd, MapError> {
     let fd = open_any()?;
+    super::backing::check_object(&fd, len)?;
     let Ok(len) = libc::off_t::try_from(len) else {
         return Err(MapError::Os {
             step: MapStep::Resize,

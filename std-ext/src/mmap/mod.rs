@@ -1,6 +1,7 @@
 //! [`DoubleMapped`]: ring memory mapped twice back to back, so every span — even one that wraps
 //! past the end — is one contiguous slice.
 
+mod backing;
 mod capacity;
 mod error;
 mod mapping;
@@ -12,7 +13,7 @@ use core::ptr::NonNull;
 
 use spanring_core::{DoubleMappedStorage, Storage};
 
-pub use error::{MapError, MapStep};
+pub use error::{BackingLimit, MapError, MapStep};
 pub use zeroable::Zeroable;
 
 use mapping::Region;
@@ -81,10 +82,19 @@ pub struct DoubleMapped<T> {
 impl<T: Copy + Zeroable> DoubleMapped<T> {
     /// Maps at least `min_capacity` zeroed items twice (see the capacity rule on the type).
     ///
+    /// Lazy, as `Vec::with_capacity` is: nothing is committed or touched but the two bytes the
+    /// aliasing check writes; each page is found by the kernel at its first touch. A request the
+    /// machine cannot back (more than physical memory, the control group's memory limit, the
+    /// free space of a size-limited shared-memory file system, or, for both halves, the
+    /// address-space limit) is refused up front as [`MapError::CannotBack`], never an OOM kill
+    /// or a `SIGBUS` at first touch. For every page resident from the start (no page fault on
+    /// the first lap), use [`new_prefaulted`](Self::new_prefaulted).
+    ///
     /// # Errors
     ///
     /// [`MapError::ZeroSizedItem`], [`MapError::ZeroCapacity`], [`MapError::TooLarge`] for sizes
-    /// that overflow, [`MapError::AlignmentTooLarge`], and [`MapError::Os`] /
+    /// that overflow, [`MapError::AlignmentTooLarge`], [`MapError::CannotBack`], and
+    /// [`MapError::Os`] /
     /// [`MapError::WrongAddress`] / [`MapError::AliasingCheckFailed`] when the OS refuses or
     /// misbehaves.
     ///
@@ -98,6 +108,34 @@ impl<T: Copy + Zeroable> DoubleMapped<T> {
     /// # Ok::<(), MapError>(())
     /// ```
     pub fn new(min_capacity: usize) -> Result<Self, MapError> {
+        Self::map(min_capacity, false)
+    }
+
+    /// As [`new`](Self::new), and every page committed and mapped in both halves before this
+    /// returns, so the first lap of a ring over it takes no page fault (a fault costs about a
+    /// microsecond, a few hundred items' time on a fast ring). The cost: the whole ring is
+    /// resident from the start (twice its size in page tables' reach, once in memory), and
+    /// construction touches every page (about 0.3 s per GiB). A request that does not fit in
+    /// the memory available now is refused ([`MapError::CannotBack`]) instead of risking an
+    /// OOM kill; on Linux the pages are allocated with `fallocate`, so a full file system is
+    /// an error here, not a `SIGBUS` later.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`new`](Self::new), [`MapError::CannotBack`] with
+    /// [`BackingLimit::AvailableMemory`], and [`MapError::Os`] at [`MapStep::Prefault`].
+    ///
+    /// ```
+    /// use spanring_std::DoubleMapped;
+    /// let buf = DoubleMapped::<u64>::new_prefaulted(1 << 16)?; // 512 KiB, resident now
+    /// assert!(buf.capacity() >= 1 << 16);
+    /// # Ok::<(), spanring_std::MapError>(())
+    /// ```
+    pub fn new_prefaulted(min_capacity: usize) -> Result<Self, MapError> {
+        Self::map(min_capacity, true)
+    }
+
+    fn map(min_capacity: usize, prefault: bool) -> Result<Self, MapError> {
         let page_size = mapping::page_size()?;
         if core::mem::align_of::<T>() > page_size {
             return Err(MapError::AlignmentTooLarge {
@@ -106,8 +144,12 @@ impl<T: Copy + Zeroable> DoubleMapped<T> {
             });
         }
         let rounded = capacity::round_capacity(min_capacity, core::mem::size_of::<T>(), page_size)?;
+        backing::check_request(rounded.bytes, prefault)?;
         let memory = memory_object::create(rounded.bytes)?;
         let region = mapping::map_twice(&memory, rounded.bytes)?;
+        if prefault {
+            backing::prefault(&memory, region.base(), rounded.bytes)?;
+        }
         // `memory` is closed here: the two mappings keep the object alive until `region` drops.
         Ok(Self {
             region,

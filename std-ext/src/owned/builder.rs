@@ -36,6 +36,7 @@ use crate::{DoubleMapped, MapError, Zeroable};
 pub struct Buffer<S, P = SingleProducer, W = BlockingWait, const READERS: usize = 4> {
     capacity: usize,
     start: usize,
+    prefault: bool,
     _types: Types<S, P, W>,
 }
 
@@ -78,6 +79,7 @@ impl<S, P, W, const READERS: usize> Buffer<S, P, W, READERS> {
         Self {
             capacity,
             start: 0,
+            prefault: false,
             _types: PhantomData,
         }
     }
@@ -86,6 +88,7 @@ impl<S, P, W, const READERS: usize> Buffer<S, P, W, READERS> {
         Buffer {
             capacity: self.capacity,
             start: self.start,
+            prefault: self.prefault,
             _types: PhantomData,
         }
     }
@@ -139,6 +142,24 @@ impl<S, P, W, const READERS: usize> Buffer<S, P, W, READERS> {
         self.start = cursor;
         self
     }
+
+    /// Commits every slot's memory at `build` (for double-mapped memory:
+    /// [`DoubleMapped::new_prefaulted`]), so the ring's first lap takes no page fault; the
+    /// cost is the whole ring resident from the start and a `build` that touches every page.
+    /// Off by default: like `Vec::with_capacity`, a mapped buffer commits pages as they are
+    /// first written. Portable buffers are always committed (their slots are written with
+    /// `T::default()` at `build`).
+    ///
+    /// ```
+    /// let (mut w, mut r) = spanring_std::owned::mapped::<u64>(1 << 16).prefault().build()?;
+    /// w.try_push(1)?;
+    /// assert_eq!(r.try_pop()?, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn prefault(mut self) -> Self {
+        self.prefault = true;
+        self
+    }
 }
 
 impl<S, W, const READERS: usize> Buffer<S, SingleProducer, W, READERS> {
@@ -188,7 +209,11 @@ where
     pub fn build(
         self,
     ) -> Result<(OwnedWriter<S, P, W, READERS>, OwnedReader<S, P, W, READERS>), BuildError> {
-        let storage = S::allocate(self.capacity)?;
+        let storage = if self.prefault {
+            S::allocate_prefaulted(self.capacity)?
+        } else {
+            S::allocate(self.capacity)?
+        };
         let ring: Ring<S, P, W, READERS> = P::ring(storage, self.start)?;
         let ring = Arc::new(ring);
         // The reader first: attached at the start cursor, before any writer exists.
@@ -203,6 +228,7 @@ impl<S, P, W, const READERS: usize> fmt::Debug for Buffer<S, P, W, READERS> {
         f.debug_struct("Buffer")
             .field("capacity", &self.capacity)
             .field("start", &self.start)
+            .field("prefault", &self.prefault)
             .field("storage", &core::any::type_name::<S>())
             .field("readers", &READERS)
             .finish()
@@ -218,6 +244,16 @@ pub trait OwnedStorage: Storage + Sized {
     ///
     /// [`BuildError::Capacity`] for 0 slots, [`BuildError::Map`] when mapping fails.
     fn allocate(capacity: usize) -> Result<Self, BuildError>;
+
+    /// As [`allocate`](Self::allocate), with every slot's memory committed now
+    /// ([`Buffer::prefault`]). By default the same as `allocate`.
+    ///
+    /// # Errors
+    ///
+    /// As [`allocate`](Self::allocate).
+    fn allocate_prefaulted(capacity: usize) -> Result<Self, BuildError> {
+        Self::allocate(capacity)
+    }
 }
 
 impl<T: Default> OwnedStorage for HeapStorage<T> {
@@ -230,6 +266,10 @@ impl<T: Default> OwnedStorage for HeapStorage<T> {
 impl<T: Copy + Zeroable> OwnedStorage for DoubleMapped<T> {
     fn allocate(capacity: usize) -> Result<Self, BuildError> {
         DoubleMapped::new(capacity).map_err(BuildError::Map)
+    }
+
+    fn allocate_prefaulted(capacity: usize) -> Result<Self, BuildError> {
+        DoubleMapped::new_prefaulted(capacity).map_err(BuildError::Map)
     }
 }
 
