@@ -184,7 +184,10 @@ fn spanring_rep_sized<W>(memory: Memory, multi: bool, sc: &Scenario, cap: usize)
 where
     W: WaitStrategy + Default + Send + Sync,
 {
-    let dm = || DoubleMapped::<u64>::new(cap).expect("double-mapped memory");
+    // Prefaulted: each repetition builds a new ring, and a lazily mapped one would spend its
+    // first lap in page faults (about a microsecond a page) that the peers' rings, written
+    // once at allocation, do not pay inside the timed loop.
+    let dm = || DoubleMapped::<u64>::new_prefaulted(cap).expect("double-mapped memory");
     let heap = || HeapStorage::<u64>::with_capacity(cap).expect("heap memory");
     match (memory, multi) {
         (Memory::DoubleMapped, false) => ring_runs::run_rep(
