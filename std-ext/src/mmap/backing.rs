@@ -105,8 +105,14 @@ pub(crate) fn reserve_failed(errno: i32, total: usize) -> MapError {
 }
 
 /// Commits the object's pages and fills both halves' page tables, so that the first lap of a
-/// ring over them takes no page fault. `base` is the start of both halves, `half` bytes each.
-pub(crate) fn prefault(fd: &OwnedFd, base: NonNull<u8>, half: usize) -> Result<(), MapError> {
+/// ring over them takes no page fault. `base` is the start of both halves, `half` bytes each,
+/// in pages of `page` bytes.
+pub(crate) fn prefault(
+    fd: &OwnedFd,
+    base: NonNull<u8>,
+    half: usize,
+    page: usize,
+) -> Result<(), MapError> {
     commit(fd, half)?;
     if populate(base, 2 * half) {
         return Ok(());
@@ -114,7 +120,6 @@ pub(crate) fn prefault(fd: &OwnedFd, base: NonNull<u8>, half: usize) -> Result<(
     // No MADV_POPULATE_WRITE (an older kernel, another OS, an emulator): touch every page of
     // both halves. The pages are committed, so a touch cannot fail; the read fault maps the
     // object's existing page.
-    let page = super::mapping::page_size()?;
     let base = base.as_ptr();
     let mut offset = 0;
     while offset < 2 * half {

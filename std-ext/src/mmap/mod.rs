@@ -148,7 +148,7 @@ impl<T: Copy + Zeroable> DoubleMapped<T> {
         let memory = memory_object::create(rounded.bytes)?;
         let region = mapping::map_twice(&memory, rounded.bytes)?;
         if prefault {
-            backing::prefault(&memory, region.base(), rounded.bytes)?;
+            backing::prefault(&memory, region.base(), rounded.bytes, page_size)?;
         }
         // `memory` is closed here: the two mappings keep the object alive until `region` drops.
         Ok(Self {
