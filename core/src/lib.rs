@@ -136,6 +136,7 @@ mod handle;
 mod inline_ring;
 mod layout;
 mod pacing;
+mod protocol;
 mod read_span;
 mod reader;
 mod reader_iter;

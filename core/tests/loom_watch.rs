@@ -1,5 +1,5 @@
 //! Loom models of the single-producer writer that waits on a full ring by watching the reader
-//! that holds it full (`WatchedReader` in `writer.rs`), racing what must end the watch: the
+//! that holds it full (`WatchedReader` in `protocol/single.rs`), racing what must end the watch: the
 //! ring's close, the watched reader's consume, and its detach.
 //!
 //! Run: `RUSTFLAGS="--cfg spanring_loom" cargo test -p spanring-core --features __loom --release --test loom_watch`

@@ -383,12 +383,14 @@ where
         } else {
             let want = this.want.min(this.max).max(1);
             let ring = &*reader.ring;
-            let mut outcome = crate::reader::poll_at_least(ring, &mut reader.pos, want, this.max);
+            let mut outcome =
+                crate::protocol::read::poll_at_least(ring, &mut reader.pos, want, this.max);
             if matches!(outcome, Err(ReadError::Empty)) {
                 register(&*ring.data, &mut this.cell, cx);
                 // The final check, after registering: a writer that publishes from now on
                 // wakes us; one that did before is seen here.
-                outcome = crate::reader::poll_at_least(ring, &mut reader.pos, want, this.max);
+                outcome =
+                    crate::protocol::read::poll_at_least(ring, &mut reader.pos, want, this.max);
             }
             outcome
         };
