@@ -17,8 +17,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use spanring::callback::CallbackSlot;
 use spanring::sync::Ordering;
-use spanring::CallbackSlot;
 
 #[path = "../tests/support/counting_alloc.rs"]
 mod counting_alloc;

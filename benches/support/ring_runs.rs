@@ -99,7 +99,7 @@ impl MoreWriters for SingleProducer {
     }
 }
 
-impl<B: spanring::RecordWords> MoreWriters for MultiProducer<B> {
+impl<B: spanring::parts::RecordWords> MoreWriters for MultiProducer<B> {
     fn another<'r, S: Storage, W: WaitStrategy>(
         first: &Writer<&'r Ring<S, Self, W, 4>>,
     ) -> Option<Writer<&'r Ring<S, Self, W, 4>>> {

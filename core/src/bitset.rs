@@ -27,7 +27,8 @@ use masks::{WordMasks, WORD_BITS};
 ///
 /// ```
 /// use spanring_core::sync::AtomicUsize;
-/// use spanring_core::{words_for, AtomicBitset};
+/// use spanring_core::bitset::words_for;
+/// use spanring_core::bitset::AtomicBitset;
 ///
 /// assert_eq!(words_for(0), 0);
 /// assert_eq!(words_for(1), 1);
@@ -100,7 +101,8 @@ pub const fn words_for(bits: usize) -> usize {
 ///
 /// ```
 /// use spanring_core::sync::AtomicUsize;
-/// use spanring_core::{words_for, AtomicBitset};
+/// use spanring_core::bitset::words_for;
+/// use spanring_core::bitset::AtomicBitset;
 ///
 /// // Inline storage, usable in a `static`.
 /// static PUBLISHED: AtomicBitset<[AtomicUsize; words_for(100)]> = AtomicBitset::new_inline(100);
@@ -151,7 +153,8 @@ impl<const W: usize> AtomicBitset<[AtomicUsize; W]> {
         ///
         /// ```
         /// use spanring_core::sync::AtomicUsize;
-        /// use spanring_core::{words_for, AtomicBitset};
+        /// use spanring_core::bitset::words_for;
+        /// use spanring_core::bitset::AtomicBitset;
         ///
         /// const BITS: usize = 100;
         /// let bits: AtomicBitset<[AtomicUsize; words_for(BITS)]> = AtomicBitset::new_inline(BITS);
@@ -181,7 +184,8 @@ impl<S: AsRef<[AtomicUsize]>> AtomicBitset<S> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::{AtomicBitset, BitsetError};
+    /// use spanring_core::bitset::AtomicBitset;
+    /// use spanring_core::bitset::BitsetError;
     ///
     /// let words: [AtomicUsize; 3] = Default::default();
     /// let bits = AtomicBitset::with_len(&words[..], 130).unwrap();
@@ -212,7 +216,7 @@ impl<S: AsRef<[AtomicUsize]>> AtomicBitset<S> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::AtomicBitset;
+    /// use spanring_core::bitset::AtomicBitset;
     /// let bits: AtomicBitset<[AtomicUsize; 1]> = AtomicBitset::new_inline(5);
     /// assert_eq!(bits.len(), 5);
     /// ```
@@ -227,7 +231,7 @@ impl<S: AsRef<[AtomicUsize]>> AtomicBitset<S> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::AtomicBitset;
+    /// use spanring_core::bitset::AtomicBitset;
     /// let bits: AtomicBitset<[AtomicUsize; 1]> = AtomicBitset::new_inline(1);
     /// assert!(!bits.is_empty());
     /// ```
@@ -245,7 +249,7 @@ impl<S: AsRef<[AtomicUsize]>> AtomicBitset<S> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::AtomicBitset;
+    /// use spanring_core::bitset::AtomicBitset;
     /// let bits: AtomicBitset<[AtomicUsize; 1]> = AtomicBitset::new_inline(8);
     /// assert!(!bits.test(3));
     /// bits.set(3);
@@ -274,7 +278,7 @@ impl<S: AsRef<[AtomicUsize]>> AtomicBitset<S> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::AtomicBitset;
+    /// use spanring_core::bitset::AtomicBitset;
     /// let bits: AtomicBitset<[AtomicUsize; 1]> = AtomicBitset::new_inline(8);
     /// bits.set(7);
     /// assert!(bits.test(7));
@@ -292,7 +296,7 @@ impl<S: AsRef<[AtomicUsize]>> AtomicBitset<S> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::AtomicBitset;
+    /// use spanring_core::bitset::AtomicBitset;
     /// let bits: AtomicBitset<[AtomicUsize; 1]> = AtomicBitset::new_inline(8);
     /// bits.set(2);
     /// bits.reset(2);
@@ -313,7 +317,7 @@ impl<S: AsRef<[AtomicUsize]>> AtomicBitset<S> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::AtomicBitset;
+    /// use spanring_core::bitset::AtomicBitset;
     /// let bits: AtomicBitset<[AtomicUsize; 2]> = AtomicBitset::new_inline(100);
     /// bits.set_range(95, 10); // bits 95..100 and 0..5
     /// assert_eq!(bits.count_ones_from(95, usize::MAX), 5); // counts stop at the end
@@ -338,7 +342,7 @@ impl<S: AsRef<[AtomicUsize]>> AtomicBitset<S> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::AtomicBitset;
+    /// use spanring_core::bitset::AtomicBitset;
     /// let bits: AtomicBitset<[AtomicUsize; 2]> = AtomicBitset::new_inline(100);
     /// bits.set_range(0, 100);
     /// bits.reset_range(60, 10);
@@ -365,7 +369,7 @@ impl<S: AsRef<[AtomicUsize]>> AtomicBitset<S> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::AtomicBitset;
+    /// use spanring_core::bitset::AtomicBitset;
     /// let bits: AtomicBitset<[AtomicUsize; 2]> = AtomicBitset::new_inline(100);
     /// bits.set_range(60, 40);
     /// assert_eq!(bits.count_ones_from(60, usize::MAX), 40); // stops at the end
@@ -389,7 +393,7 @@ impl<S: AsRef<[AtomicUsize]>> AtomicBitset<S> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::AtomicBitset;
+    /// use spanring_core::bitset::AtomicBitset;
     /// let bits: AtomicBitset<[AtomicUsize; 1]> = AtomicBitset::new_inline(20);
     /// bits.set(12);
     /// assert_eq!(bits.count_zeros_from(3, usize::MAX), 9);

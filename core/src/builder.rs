@@ -3,7 +3,8 @@
 
 use crate::claim::{ClaimMode, MultiProducer, SingleProducer};
 use crate::error::CapacityError;
-use crate::{BusySpin, Layout, Ring, Storage, WaitStrategy};
+use crate::layout::Layout;
+use crate::{BusySpin, Ring, Storage, WaitStrategy};
 
 /// Builds a [`Ring`] over caller-provided storage. Start with [`Ring::builder`]; every step is
 /// optional:
@@ -187,7 +188,7 @@ impl<S: Storage, W: WaitStrategy, const READERS: usize> RingBuilder<S, SinglePro
     /// Any number of writers ([`MultiProducer`]: the first from `ring.writer()`, the rest
     /// cloned from it), publishing through `words`: one record word
     /// a slot, [`multi_words`](crate::multi_words)`(capacity)` in all (any initial value; the
-    /// ring zeroes them), held by the ring alone ([`RecordWords`](crate::RecordWords)): an
+    /// ring zeroes them), held by the ring alone ([`RecordWords`](crate::record_words::RecordWords)): an
     /// array, a `&mut` slice, or a boxed slice / `Vec`.
     ///
     /// ```
@@ -199,7 +200,7 @@ impl<S: Storage, W: WaitStrategy, const READERS: usize> RingBuilder<S, SinglePro
     /// let a = ring.writer().unwrap();
     /// let _b = a.clone();
     /// ```
-    pub fn multi_producer<B: crate::RecordWords>(
+    pub fn multi_producer<B: crate::record_words::RecordWords>(
         self,
         words: B,
     ) -> RingBuilder<S, MultiProducer<B>, W, READERS> {
@@ -216,7 +217,7 @@ impl<S: Storage, W: WaitStrategy, const READERS: usize> RingBuilder<S, SinglePro
 mod sealed {
     pub trait Sealed {}
     impl Sealed for crate::SingleProducer {}
-    impl<B: crate::RecordWords> Sealed for crate::MultiProducer<B> {}
+    impl<B: crate::record_words::RecordWords> Sealed for crate::MultiProducer<B> {}
 }
 
 /// A producer kind a [`RingBuilder`] can build: what it needs (`Config`) and how. Sealed.
@@ -235,7 +236,7 @@ impl BuildClaimMode for SingleProducer {
     }
 }
 
-impl<B: crate::RecordWords> BuildClaimMode for MultiProducer<B> {
+impl<B: crate::record_words::RecordWords> BuildClaimMode for MultiProducer<B> {
     type Config = B;
     fn build(words: B, layout: &Layout, start: usize) -> Result<Self, CapacityError> {
         MultiProducer::checked(words, layout, start, usize::BITS)

@@ -10,7 +10,7 @@ use core::ops::{Deref, DerefMut};
 /// cores use 32 or 64 bytes, where a 128-byte pad would only waste scarce RAM.
 ///
 /// ```
-/// use spanring_core::CachePadded;
+/// use spanring_core::parts::CachePadded;
 /// let a = CachePadded::new(7u32);
 /// assert_eq!(*a, 7);
 /// assert!(core::mem::align_of::<CachePadded<u32>>() >= 32);
@@ -60,7 +60,7 @@ impl<T> CachePadded<T> {
         /// Wraps `value`.
         ///
         /// ```
-        /// use spanring_core::CachePadded;
+        /// use spanring_core::parts::CachePadded;
         /// static COUNT: CachePadded<u8> = CachePadded::new(1); // `const`
         /// assert_eq!(*COUNT, 1);
         /// assert!(core::mem::size_of_val(&COUNT) >= 32); // a whole cache line for one byte
@@ -73,7 +73,7 @@ impl<T> CachePadded<T> {
     /// Unwraps the value.
     ///
     /// ```
-    /// use spanring_core::CachePadded;
+    /// use spanring_core::parts::CachePadded;
     /// let mut padded = CachePadded::new(vec![1, 2]);
     /// padded.push(3); // `DerefMut` to the value
     /// assert_eq!(padded.into_inner(), [1, 2, 3]);

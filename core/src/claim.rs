@@ -126,8 +126,9 @@
 //! The measurements behind each of these, and the variants tried and not kept, are in
 //! `core/src/NOTES.md` in the repository.
 
+use crate::layout::Layout;
+use crate::sequence::Sequence;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
-use crate::{Layout, Sequence};
 
 /// Words of publication-record storage a multi-producer ring of `capacity` slots needs: one
 /// word a slot (8 bytes a slot on 64-bit targets, 4 on 32-bit).
@@ -311,7 +312,7 @@ impl MultiClaim for NoMulti {
 /// ranges with a CAS (a plain store while one writer is alone) and publishing out
 /// of order through one record word a slot (module docs), stored in `B`: an inline
 /// `[AtomicUsize; C]` (C = [`multi_words`](crate::multi_words)`(capacity)` = capacity), a boxed
-/// slice or `Vec`, or a `&mut [AtomicUsize]`: a [`RecordWords`](crate::RecordWords) container,
+/// slice or `Vec`, or a `&mut [AtomicUsize]`: a [`RecordWords`](crate::record_words::RecordWords) container,
 /// which nothing but the ring can store through. The words need no particular initial value:
 /// the ring zeroes them when it is built.
 ///
@@ -327,7 +328,7 @@ impl MultiClaim for NoMulti {
 /// # drop((a, b));
 /// ```
 #[derive(Debug)]
-pub struct MultiProducer<B: crate::RecordWords> {
+pub struct MultiProducer<B: crate::record_words::RecordWords> {
     claim: Sequence,
     /// One record word a slot.
     records: B,
@@ -344,7 +345,7 @@ const VALID: usize = 1;
 /// Record flag: a skipped hole.
 const SKIP: usize = 2;
 
-impl<B: crate::RecordWords> MultiProducer<B> {
+impl<B: crate::record_words::RecordWords> MultiProducer<B> {
     /// A claim starting at `start` over `records` (at least `capacity` words, checked by the
     /// caller), with a tag of at most `max_tag_bits` bits (tests shrink it to exercise the
     /// scrub).
@@ -470,9 +471,9 @@ impl<B: crate::RecordWords> MultiProducer<B> {
     }
 }
 
-impl<B: crate::RecordWords> sealed::Sealed for MultiProducer<B> {}
+impl<B: crate::record_words::RecordWords> sealed::Sealed for MultiProducer<B> {}
 
-impl<B: crate::RecordWords> ClaimMode for MultiProducer<B> {
+impl<B: crate::record_words::RecordWords> ClaimMode for MultiProducer<B> {
     const MULTI: bool = true;
     type Multi = Self;
     #[inline]
@@ -484,7 +485,7 @@ impl<B: crate::RecordWords> ClaimMode for MultiProducer<B> {
     }
 }
 
-impl<B: crate::RecordWords> MultiClaim for MultiProducer<B> {
+impl<B: crate::record_words::RecordWords> MultiClaim for MultiProducer<B> {
     #[inline]
     fn claim(&self) -> &Sequence {
         &self.claim

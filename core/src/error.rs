@@ -5,7 +5,8 @@ use core::fmt;
 /// A capacity no ring can have.
 ///
 /// ```
-/// use spanring_core::{CapacityError, Layout};
+/// use spanring_core::CapacityError;
+/// use spanring_core::parts::Layout;
 /// assert_eq!(Layout::new(0), Err(CapacityError::Zero));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

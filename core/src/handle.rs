@@ -19,7 +19,9 @@ use crate::{
 /// the `try_` forms never wait.
 ///
 /// ```
-/// use spanring_core::{ReadError, ReadHandle, Ring, SliceStorage, WriteHandle};
+/// use spanring_core::{ReadError, Ring, SliceStorage};
+/// use spanring_core::handle::ReadHandle;
+/// use spanring_core::handle::WriteHandle;
 ///
 /// // A helper over any reader of u64: no storage, producer or wait-strategy parameters.
 /// fn sum_all(r: &mut impl ReadHandle<Item = u64>) -> u64 {
@@ -91,7 +93,9 @@ pub trait ReadHandle {
 /// while the ring is full; the `try_` forms never wait.
 ///
 /// ```
-/// use spanring_core::{ReadHandle, Ring, SliceStorage, WriteHandle};
+/// use spanring_core::{Ring, SliceStorage};
+/// use spanring_core::handle::ReadHandle;
+/// use spanring_core::handle::WriteHandle;
 ///
 /// // A helper over any writer of u32.
 /// fn send_counter(w: &mut impl WriteHandle<Item = u32>, n: u32) -> usize {

@@ -6,8 +6,10 @@
 #![cfg(not(spanring_loom))]
 
 use crate::claim::{MultiProducer, SingleProducer};
+use crate::layout::Layout;
+use crate::readers::ReaderRegistry;
 use crate::sync::AtomicUsize;
-use crate::{BusySpin, InlineStorage, Layout, ReaderRegistry, Ring, WaitStrategy};
+use crate::{BusySpin, InlineStorage, Ring, WaitStrategy};
 
 /// The layout of an inline ring of `N` slots; a zero (or absurd) `N` is a compile error in a
 /// `static` and a panic elsewhere.

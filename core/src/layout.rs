@@ -15,7 +15,7 @@ use crate::error::CapacityError;
 /// Cursor ↔ slot arithmetic for one capacity.
 ///
 /// ```
-/// use spanring_core::Layout;
+/// use spanring_core::parts::Layout;
 /// let l = Layout::new(3).unwrap();
 /// let mut s = l.normalize(usize::MAX); // a valid stamp near the top of usize
 /// let mut seen = [0usize; 3];
@@ -42,7 +42,8 @@ impl Layout {
     /// exceeds `usize::MAX / 8 + 1` (cursors need headroom for a few laps of signed distance).
     ///
     /// ```
-    /// use spanring_core::{CapacityError, Layout};
+    /// use spanring_core::CapacityError;
+    /// use spanring_core::parts::Layout;
     /// assert_eq!(Layout::new(5).unwrap().capacity(), 5); // any capacity, not only powers of two
     /// assert_eq!(Layout::new(0), Err(CapacityError::Zero));
     /// assert!(matches!(Layout::new(usize::MAX), Err(CapacityError::TooLarge { .. })));
@@ -80,7 +81,7 @@ impl Layout {
     /// The slot a cursor refers to.
     ///
     /// ```
-    /// use spanring_core::Layout;
+    /// use spanring_core::parts::Layout;
     /// assert_eq!(Layout::new(4).unwrap().index(6), 2); // a power of two: 6 % 4
     /// let l = Layout::new(3).unwrap(); // a lap is 4 stamps, the 4th unused
     /// assert_eq!(l.index(5), 1); // lap 1, slot 1
@@ -94,7 +95,7 @@ impl Layout {
     /// The cursor `n` positions after `cursor` (`n <= capacity`).
     ///
     /// ```
-    /// use spanring_core::Layout;
+    /// use spanring_core::parts::Layout;
     /// let l = Layout::new(3).unwrap();
     /// assert_eq!(l.advance(0, 2), 2);
     /// assert_eq!(l.advance(1, 2), 4); // past the lap's last slot: skips the unused stamp 3
@@ -114,7 +115,7 @@ impl Layout {
     /// Items from `from` to `to` (negative if `to` is behind), across wrap.
     ///
     /// ```
-    /// use spanring_core::Layout;
+    /// use spanring_core::parts::Layout;
     /// let l = Layout::new(3).unwrap();
     /// let a = l.normalize(usize::MAX); // the last slot of a lap near the top of usize
     /// let b = l.advance(a, 3);
@@ -164,7 +165,7 @@ impl Layout {
     /// multi-producer ring marks even laps published by setting bits and odd laps by clearing.
     ///
     /// ```
-    /// use spanring_core::Layout;
+    /// use spanring_core::parts::Layout;
     /// let l = Layout::new(3).unwrap();
     /// let next = l.advance(2, 1); // from lap 0's last slot to lap 1
     /// assert!(!l.odd_lap(2));
@@ -180,7 +181,7 @@ impl Layout {
     /// back to the last slot). Every cursor of a power-of-two layout is already valid.
     ///
     /// ```
-    /// use spanring_core::Layout;
+    /// use spanring_core::parts::Layout;
     /// let l = Layout::new(3).unwrap(); // stamps 4k + 3 name no slot
     /// assert_eq!(l.normalize(7), 6); // pulled back to the lap's last slot
     /// assert_eq!(l.normalize(5), 5); // already valid

@@ -99,13 +99,25 @@
 //!   nothing, and [`BusySpin`] and [`Backoff`] implement [`WaitTimeout`] (they need a clock).
 //!   The crate stays `#![no_std]` and allocation-free with it.
 //! - `alloc` (off by default): handles may hold their ring through `Arc`, `Rc` or `Box`
-//!   ([`RingRef`]); the core itself never allocates.
+//!   ([`RingRef`](parts::RingRef)); the core itself never allocates.
 //! - Atomics come from `portable-atomic` through [`sync`]. On targets without CAS
 //!   (thumbv6m, riscv32i) enable portable-atomic's `critical-section` feature (and provide an
 //!   implementation) or its `unsafe-assume-single-core` cfg: this crate never enables either
 //!   for you. No 64-bit atomics are used. See `targets.md` in the repository.
-//! - Everything else (the callback slot, the bitset, sequences, wait strategies) is documented
-//!   on its item.
+//!
+//! ## Where the rest lives
+//!
+//! The crate root holds what a user types in the first hour: the ring, its storage, the
+//! handles and spans, the errors and the common waits. The rest is in modules:
+//! [`wait`] (wait strategies and their contract), [`asynch`] (futures and the waker
+//! registry), [`storage`] (the caller-memory contract), [`handle`] (traits generic over
+//! handles), [`iter`] (reader and span iterators), [`callback`] (the in-place callback slot),
+//! [`bitset`] (the atomic bitset), [`parts`] (cursor arithmetic, padding, the reader registry:
+//! the building blocks), and [`sync`] (the atomics every part uses, for record storage).
+//!
+//! The protocol itself is not public; in the source, the multi-producer claim is in
+//! `src/protocol/multi.rs`, the single-producer claim in `src/protocol/single.rs`, reading in
+//! `src/protocol/read.rs`.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(docsrs, doc(auto_cfg(hide(spanring_loom, spanring_tsan))))]
@@ -125,14 +137,14 @@ extern crate alloc;
 
 pub mod sync;
 
-pub mod sequence;
+mod sequence;
 
 mod builder;
 mod cache_padded;
 mod claim;
 mod error;
 mod fill;
-mod handle;
+pub mod handle;
 mod inline_ring;
 mod layout;
 mod pacing;
@@ -145,32 +157,67 @@ mod record_words;
 mod ring;
 mod ring_ref;
 mod span_iter;
-mod storage;
-mod wait;
+pub mod storage;
+pub mod wait;
 mod write_span;
 mod writer;
 mod writers;
 
-pub use builder::{BuildClaimMode, RingBuilder};
-pub use cache_padded::CachePadded;
+// The names of the first hour: the ring, its storage, the handles and spans, the errors and
+// the common waits. Everything else lives in a named module below.
+pub use asynch::AsyncWait;
+pub use builder::RingBuilder;
 pub use claim::{multi_words, ClaimMode, MultiProducer, SingleProducer};
 pub use error::{AttachError, CapacityError, FillError, PushError, ReadError, ReserveError};
-pub use handle::{ReadHandle, WriteHandle};
-pub use layout::Layout;
 pub use pacing::Pacing;
 pub use read_span::ReadSpan;
 pub use reader::Reader;
-pub use reader_iter::{IntoIter, Iter, TryIter};
-pub use readers::ReaderRegistry;
-pub use record_words::RecordWords;
-pub use ring::{Ring, RingCore};
-pub use ring_ref::RingRef;
-pub use sequence::Sequence;
-pub use span_iter::{SpanIter, SpanIterMut};
-pub use storage::{DoubleMappedStorage, InlineStorage, SliceStorage, Storage};
+pub use ring::Ring;
+pub use storage::{InlineStorage, SliceStorage, Storage};
 pub use wait::{Backoff, BusySpin, WaitStrategy, WaitTimeout};
 pub use write_span::WriteSpan;
 pub use writer::Writer;
+
+/// Iterators: over a reader's items ([`IntoIter`](iter::IntoIter) from `for x in reader`,
+/// [`Iter`](iter::Iter) from `for x in &mut reader`, [`TryIter`](iter::TryIter) from
+/// `reader.try_iter()`) and over a span's items ([`SpanIter`](iter::SpanIter),
+/// [`SpanIterMut`](iter::SpanIterMut)).
+///
+/// ```
+/// use spanring_core::iter::TryIter;
+/// use spanring_core::{InlineStorage, Ring};
+/// let ring = Ring::new(InlineStorage::new([0u8; 4])).unwrap();
+/// let mut r = ring.reader().unwrap();
+/// ring.writer().unwrap().try_push(1).unwrap();
+/// let items: TryIter<'_, _> = r.try_iter();
+/// assert_eq!(items.collect::<Vec<_>>(), [1]);
+/// ```
+pub mod iter {
+    pub use crate::reader_iter::{IntoIter, Iter, TryIter};
+    pub use crate::span_iter::{SpanIter, SpanIterMut};
+}
+
+/// The building blocks the ring is made of, for code that builds on them: cursor arithmetic
+/// ([`Layout`](parts::Layout)), the padded atomic cursor ([`Sequence`](parts::Sequence),
+/// [`CachePadded`](parts::CachePadded)), the reader registry, the record storage of a
+/// multi-producer ring ([`RecordWords`](parts::RecordWords)), and the traits handles are
+/// generic over ([`RingCore`](parts::RingCore), [`RingRef`](parts::RingRef)).
+///
+/// ```
+/// use spanring_core::parts::CachePadded;
+/// let padded = CachePadded::new(7u32);
+/// assert_eq!(*padded, 7);
+/// ```
+pub mod parts {
+    pub use crate::builder::BuildClaimMode;
+    pub use crate::cache_padded::CachePadded;
+    pub use crate::layout::Layout;
+    pub use crate::readers::ReaderRegistry;
+    pub use crate::record_words::RecordWords;
+    pub use crate::ring::RingCore;
+    pub use crate::ring_ref::RingRef;
+    pub use crate::sequence::{earlier, is_before, is_before_or_eq, signed_distance, Sequence};
+}
 
 /// Whether the current thread is unwinding from a panic (always `false` without `std`, where
 /// there is no way to ask; no_std targets normally abort on panic).
@@ -186,14 +233,8 @@ pub(crate) fn panicking() -> bool {
     }
 }
 
-mod bitset;
-pub use bitset::{words_for, AtomicBitset, BitsetError};
+pub mod bitset;
 
-mod callback;
-pub use callback::{
-    ByMut, ByRef, ByValue, CallError, CallbackArgs, CallbackKind, CallbackSlot, Local,
-    SendCallbackSlot, Sendable, ThreadPolicy,
-};
+pub mod callback;
 
-mod asynch;
-pub use asynch::{AsyncRing, AsyncWait, ReadFuture, ReserveFuture, WakerCellId, WakerRegistry};
+pub mod asynch;

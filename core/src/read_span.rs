@@ -4,7 +4,10 @@ use core::ops::Deref;
 
 use crate::claim::ClaimMode;
 use crate::ring::RingCore;
-use crate::{DoubleMappedStorage, Reader, Ring, SpanIter, SpanIterMut, Storage, WaitStrategy};
+use crate::span_iter::SpanIter;
+use crate::span_iter::SpanIterMut;
+use crate::storage::DoubleMappedStorage;
+use crate::{Reader, Ring, Storage, WaitStrategy};
 
 /// Published items shown to a [`Reader`]. Dropping the span consumes all of them;
 /// [`consume`](Self::consume) consumes only the first `k` (the rest is shown again by the

@@ -8,8 +8,9 @@ use crate::error::{AttachError, ReadError};
 use crate::protocol::read::{pop_cold, try_read_cold, wait_for_cold};
 use crate::readers::ReadPos;
 use crate::ring::RingCore;
+use crate::ring_ref::RingRef;
 use crate::sync::Ordering;
-use crate::{Pacing, ReadSpan, Ring, RingRef, Storage, WaitStrategy, WaitTimeout};
+use crate::{Pacing, ReadSpan, Ring, Storage, WaitStrategy, WaitTimeout};
 
 /// A reader attached to a [`Ring`]. Readers are independent: each sees every item published
 /// after it attached and consumes at its own pace; writers wait for the slowest attached

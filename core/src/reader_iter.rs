@@ -16,7 +16,8 @@
 use core::iter::FusedIterator;
 use core::ops::Deref;
 
-use crate::{ClaimMode, ReadHandle, Reader, Ring, Storage, WaitStrategy};
+use crate::handle::ReadHandle;
+use crate::{ClaimMode, Reader, Ring, Storage, WaitStrategy};
 
 /// The items of a reader handle it owns, one at a time, until the ring is closed and drained
 /// (each `next` is a [`pop`](ReadHandle::pop)). Made by `for x in reader` or
@@ -47,7 +48,8 @@ impl<H> IntoIter<H> {
     /// An iterator over the items `handle` reads.
     ///
     /// ```
-    /// use spanring_core::{IntoIter, Ring, SliceStorage};
+    /// use spanring_core::{Ring, SliceStorage};
+    /// use spanring_core::iter::IntoIter;
     /// let mut memory = [0u8; 4];
     /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
     /// let mut w = ring.writer().unwrap();
@@ -132,7 +134,8 @@ impl<'a, H> Iter<'a, H> {
     /// An iterator over the items `handle` reads.
     ///
     /// ```
-    /// use spanring_core::{Iter, Ring, SliceStorage};
+    /// use spanring_core::{Ring, SliceStorage};
+    /// use spanring_core::iter::Iter;
     /// let mut memory = [0u8; 4];
     /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
     /// let mut r = ring.reader().unwrap();
@@ -186,7 +189,8 @@ impl<'a, H> TryIter<'a, H> {
     /// An iterator over the items `handle` can read without waiting.
     ///
     /// ```
-    /// use spanring_core::{Ring, SliceStorage, TryIter};
+    /// use spanring_core::{Ring, SliceStorage};
+    /// use spanring_core::iter::TryIter;
     /// let mut memory = [0u8; 4];
     /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
     /// let mut r = ring.reader().unwrap();

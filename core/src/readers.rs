@@ -27,9 +27,11 @@
 //! overwrite unread slots. The argument uses only acquire/release and RMW atomicity, so loom
 //! (which does not model `SeqCst` fully) checks it as written.
 
+use crate::cache_padded::CachePadded;
+use crate::error::AttachError;
+use crate::layout::Layout;
 use crate::sequence::is_before;
 use crate::sync::{AtomicUsize, Ordering};
-use crate::{error::AttachError, CachePadded, Layout};
 
 const FREE: usize = 0;
 const ATTACHING: usize = 1;
@@ -126,7 +128,7 @@ impl ReadPos {
 ///
 /// ```
 /// use spanring_core::sync::{AtomicUsize, Ordering};
-/// use spanring_core::ReaderRegistry;
+/// use spanring_core::parts::ReaderRegistry;
 /// let published = AtomicUsize::new(10);
 /// let readers = ReaderRegistry::<2>::new(10);
 /// let a = readers.attach(&published).unwrap();
@@ -156,7 +158,7 @@ impl<const N: usize> ReaderRegistry<N> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::ReaderRegistry;
+    /// use spanring_core::parts::ReaderRegistry;
     /// let readers = ReaderRegistry::<4>::new(100);
     /// assert_eq!((readers.cached_min(), readers.active()), (100, 0));
     /// let slot = readers.attach(&AtomicUsize::new(100)).unwrap();
@@ -179,7 +181,7 @@ impl<const N: usize> ReaderRegistry<N> {
     /// rings). Not available under the loom model checker, whose atomics are not const.
     ///
     /// ```
-    /// use spanring_core::ReaderRegistry;
+    /// use spanring_core::parts::ReaderRegistry;
     /// static READERS: ReaderRegistry<2> = ReaderRegistry::new_at_zero();
     /// assert_eq!((READERS.cached_min(), READERS.active()), (0, 0));
     /// ```
@@ -200,7 +202,7 @@ impl<const N: usize> ReaderRegistry<N> {
     /// The registry's capacity.
     ///
     /// ```
-    /// use spanring_core::ReaderRegistry;
+    /// use spanring_core::parts::ReaderRegistry;
     /// let readers = ReaderRegistry::<3>::new(0);
     /// assert_eq!(readers.capacity(), 3);
     /// ```
@@ -216,7 +218,8 @@ impl<const N: usize> ReaderRegistry<N> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::{AttachError, ReaderRegistry};
+    /// use spanring_core::AttachError;
+    /// use spanring_core::parts::ReaderRegistry;
     /// let published = AtomicUsize::new(7);
     /// let readers = ReaderRegistry::<1>::new(7);
     /// let slot = readers.attach(&published).unwrap();
@@ -266,7 +269,7 @@ impl<const N: usize> ReaderRegistry<N> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::ReaderRegistry;
+    /// use spanring_core::parts::ReaderRegistry;
     /// let published = AtomicUsize::new(0);
     /// let readers = ReaderRegistry::<1>::new(0);
     /// let slot = readers.attach(&published).unwrap();
@@ -314,7 +317,7 @@ impl<const N: usize> ReaderRegistry<N> {
     ///
     /// ```
     /// use spanring_core::sync::{AtomicUsize, Ordering};
-    /// use spanring_core::ReaderRegistry;
+    /// use spanring_core::parts::ReaderRegistry;
     /// let published = AtomicUsize::new(5);
     /// let readers = ReaderRegistry::<2>::new(5);
     /// let slot = readers.attach(&published).unwrap();
@@ -332,7 +335,7 @@ impl<const N: usize> ReaderRegistry<N> {
     ///
     /// ```
     /// use spanring_core::sync::{AtomicUsize, Ordering};
-    /// use spanring_core::ReaderRegistry;
+    /// use spanring_core::parts::ReaderRegistry;
     /// let published = AtomicUsize::new(0);
     /// let readers = ReaderRegistry::<2>::new(0);
     /// let slot = readers.attach(&published).unwrap();
@@ -364,7 +367,7 @@ impl<const N: usize> ReaderRegistry<N> {
     ///
     /// ```
     /// use spanring_core::sync::{AtomicUsize, Ordering};
-    /// use spanring_core::ReaderRegistry;
+    /// use spanring_core::parts::ReaderRegistry;
     /// let published = AtomicUsize::new(0);
     /// let readers = ReaderRegistry::<2>::new(0);
     /// let slot = readers.attach(&published).unwrap();
@@ -388,7 +391,7 @@ impl<const N: usize> ReaderRegistry<N> {
     ///
     /// ```
     /// use spanring_core::sync::{AtomicUsize, Ordering};
-    /// use spanring_core::ReaderRegistry;
+    /// use spanring_core::parts::ReaderRegistry;
     /// let published = AtomicUsize::new(4);
     /// let readers = ReaderRegistry::<2>::new(0);
     /// assert_eq!(readers.refresh_min(&published), Some(4)); // no readers: the published cursor
@@ -426,7 +429,7 @@ impl<const N: usize> ReaderRegistry<N> {
     ///
     /// ```
     /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::ReaderRegistry;
+    /// use spanring_core::parts::ReaderRegistry;
     /// let published = AtomicUsize::new(0);
     /// let readers = ReaderRegistry::<4>::new(0);
     /// let a = readers.attach(&published).unwrap();

@@ -1,10 +1,14 @@
 //! [`Ring`]: the broadcast ring buffer over caller-provided memory.
 
+use crate::cache_padded::CachePadded;
 use crate::claim::{ClaimMode, MultiClaim, MultiProducer, SingleProducer};
 use crate::error::CapacityError;
+use crate::layout::Layout;
 use crate::readers::ReadPos;
+use crate::readers::ReaderRegistry;
+use crate::sequence::Sequence;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
-use crate::{BusySpin, CachePadded, Layout, ReaderRegistry, Sequence, Storage, WaitStrategy};
+use crate::{BusySpin, Storage, WaitStrategy};
 
 /// A broadcast ring buffer: writers reserve spans of slots, fill them and publish them; every
 /// attached reader sees every item published after it attached, in order, and consumes at its
@@ -83,7 +87,7 @@ impl<S: Storage> Ring<S> {
     }
 }
 
-impl<S: Storage, B: crate::RecordWords> Ring<S, MultiProducer<B>> {
+impl<S: Storage, B: crate::record_words::RecordWords> Ring<S, MultiProducer<B>> {
     /// A multi-producer ring over `storage` with default wait strategy and reader capacity,
     /// publishing through `bits`: one record word a slot,
     /// [`multi_words`](crate::multi_words)`(capacity)` words (any initial value; the ring zeroes
@@ -110,8 +114,12 @@ impl<S: Storage, B: crate::RecordWords> Ring<S, MultiProducer<B>> {
     }
 }
 
-impl<S: Storage, B: crate::RecordWords, W: WaitStrategy + Default, const READERS: usize>
-    Ring<S, MultiProducer<B>, W, READERS>
+impl<
+        S: Storage,
+        B: crate::record_words::RecordWords,
+        W: WaitStrategy + Default,
+        const READERS: usize,
+    > Ring<S, MultiProducer<B>, W, READERS>
 {
     /// As [`new_multi`](Self::new_multi) with cursors starting at `start` (see
     /// [`RingBuilder::start_at`](crate::RingBuilder::start_at)) and the records' lap tag cut
@@ -557,7 +565,8 @@ pub(crate) const INTERNAL: Internal = Internal(());
 /// ([`Internal`]), so nothing outside can call them:
 ///
 /// ```compile_fail,E0061
-/// use spanring_core::{Ring, RingCore, SliceStorage};
+/// use spanring_core::{Ring, SliceStorage};
+/// use spanring_core::parts::RingCore;
 /// let mut memory = [0u8; 4];
 /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
 /// let reader = ring.reader().unwrap();

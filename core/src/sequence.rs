@@ -6,13 +6,13 @@
 //! read as a signed number, which is right as long as the two cursors are less than
 //! `usize::MAX / 2` apart — in a ring they are at most a few capacities apart.
 
+use crate::cache_padded::CachePadded;
 use crate::sync::{AtomicUsize, Ordering};
-use crate::CachePadded;
 
 /// `true` if cursor `a` comes strictly before cursor `b` in the stream, across `usize` wrap.
 ///
 /// ```
-/// use spanring_core::sequence::is_before;
+/// use spanring_core::parts::is_before;
 /// assert!(is_before(5, 6));
 /// assert!(is_before(usize::MAX, 0)); // 0 is one step after usize::MAX
 /// assert!(!is_before(3, 3));
@@ -25,7 +25,7 @@ pub const fn is_before(a: usize, b: usize) -> bool {
 /// `true` if `a` is before or equal to `b`, across wrap.
 ///
 /// ```
-/// use spanring_core::sequence::is_before_or_eq;
+/// use spanring_core::parts::is_before_or_eq;
 /// assert!(is_before_or_eq(usize::MAX - 1, usize::MAX - 1));
 /// assert!(is_before_or_eq(usize::MAX - 1, 1));
 /// ```
@@ -37,7 +37,7 @@ pub const fn is_before_or_eq(a: usize, b: usize) -> bool {
 /// Steps from `from` to `to`, negative if `to` is behind, across wrap.
 ///
 /// ```
-/// use spanring_core::sequence::signed_distance;
+/// use spanring_core::parts::signed_distance;
 /// assert_eq!(signed_distance(usize::MAX - 2, 3), 6);
 /// assert_eq!(signed_distance(3, usize::MAX - 2), -6);
 /// ```
@@ -49,7 +49,7 @@ pub const fn signed_distance(from: usize, to: usize) -> isize {
 /// The earlier of two cursors, across wrap.
 ///
 /// ```
-/// use spanring_core::sequence::earlier;
+/// use spanring_core::parts::earlier;
 /// assert_eq!(earlier(usize::MAX, 2), usize::MAX);
 /// assert_eq!(earlier(7, 9), 7);
 /// ```
@@ -69,7 +69,7 @@ pub const fn earlier(a: usize, b: usize) -> usize {
 ///
 /// ```
 /// use spanring_core::sync::Ordering;
-/// use spanring_core::Sequence;
+/// use spanring_core::parts::Sequence;
 /// let s = Sequence::new(usize::MAX);
 /// assert_eq!(s.fetch_add(2, Ordering::Relaxed), usize::MAX);
 /// assert_eq!(s.load(Ordering::Relaxed), 1); // wrapped
@@ -84,7 +84,8 @@ impl Sequence {
         /// A sequence starting at `value`.
         ///
         /// ```
-        /// use spanring_core::{sync::Ordering, Sequence};
+        /// use spanring_core::sync::Ordering;
+        /// use spanring_core::parts::Sequence;
         /// static CURSOR: Sequence = Sequence::new(5); // `const`
         /// assert_eq!(CURSOR.load(Ordering::Relaxed), 5);
         /// ```
@@ -96,7 +97,8 @@ impl Sequence {
     /// Loads the cursor.
     ///
     /// ```
-    /// use spanring_core::{sync::Ordering, Sequence};
+    /// use spanring_core::sync::Ordering;
+    /// use spanring_core::parts::Sequence;
     /// let s = Sequence::new(3);
     /// assert_eq!(s.load(Ordering::Acquire), 3);
     /// ```
@@ -108,7 +110,8 @@ impl Sequence {
     /// Stores the cursor.
     ///
     /// ```
-    /// use spanring_core::{sync::Ordering, Sequence};
+    /// use spanring_core::sync::Ordering;
+    /// use spanring_core::parts::Sequence;
     /// let s = Sequence::new(0);
     /// s.store(usize::MAX, Ordering::Release);
     /// assert_eq!(s.load(Ordering::Acquire), usize::MAX);
@@ -125,7 +128,8 @@ impl Sequence {
     /// The current value, when it was not `current`.
     ///
     /// ```
-    /// use spanring_core::{sync::Ordering, Sequence};
+    /// use spanring_core::sync::Ordering;
+    /// use spanring_core::parts::Sequence;
     /// let s = Sequence::new(10);
     /// assert_eq!(s.compare_exchange(10, 12, Ordering::AcqRel, Ordering::Relaxed), Ok(10));
     /// assert_eq!(s.compare_exchange(10, 14, Ordering::AcqRel, Ordering::Relaxed), Err(12));
@@ -148,7 +152,8 @@ impl Sequence {
     /// The current value, when it was not `current` (or spuriously).
     ///
     /// ```
-    /// use spanring_core::{sync::Ordering::{AcqRel, Relaxed}, Sequence};
+    /// use spanring_core::sync::Ordering::{AcqRel, Relaxed};
+    /// use spanring_core::parts::Sequence;
     /// let s = Sequence::new(10);
     /// let mut current = s.load(Relaxed);
     /// while let Err(actual) = s.compare_exchange_weak(current, current + 4, AcqRel, Relaxed) {
@@ -168,11 +173,12 @@ impl Sequence {
             .compare_exchange_weak(current, new, success, failure)
     }
 
-    /// The underlying atomic (for APIs such as [`ReaderRegistry`](crate::ReaderRegistry) that
+    /// The underlying atomic (for APIs such as [`ReaderRegistry`](crate::readers::ReaderRegistry) that
     /// take any `AtomicUsize` cursor).
     ///
     /// ```
-    /// use spanring_core::{ReaderRegistry, Sequence};
+    /// use spanring_core::parts::ReaderRegistry;
+    /// use spanring_core::parts::Sequence;
     /// let published = Sequence::new(7);
     /// let readers = ReaderRegistry::<1>::new(7);
     /// let slot = readers.attach(published.as_atomic()).unwrap();
@@ -186,7 +192,8 @@ impl Sequence {
     /// Wrapping fetch-add; returns the previous value.
     ///
     /// ```
-    /// use spanring_core::{sync::Ordering, Sequence};
+    /// use spanring_core::sync::Ordering;
+    /// use spanring_core::parts::Sequence;
     /// let claim = Sequence::new(0);
     /// let first = claim.fetch_add(4, Ordering::Relaxed); // claims positions 0..4
     /// let second = claim.fetch_add(2, Ordering::Relaxed); // and 4..6

@@ -166,6 +166,6 @@ unsafe impl<T: Send + Sync, const N: usize> Sync for InlineStorage<T, N> {}
 /// (elements `i` and `i + capacity()` are the same memory for every `i < capacity()`).
 ///
 /// ```
-/// fn contiguous<S: spanring_core::DoubleMappedStorage>(_: &S) {}
+/// fn contiguous<S: spanring_core::storage::DoubleMappedStorage>(_: &S) {}
 /// ```
 pub unsafe trait DoubleMappedStorage: Storage {}

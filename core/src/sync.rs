@@ -7,7 +7,7 @@
 //! to this crate on purpose: a bare `--cfg loom` would also switch every dependency that looks
 //! at `cfg(loom)`.
 //!
-//! The types are re-exported publicly because [`AtomicBitset`](crate::AtomicBitset) can run
+//! The types are re-exported publicly because [`AtomicBitset`](crate::bitset::AtomicBitset) can run
 //! over caller-provided `&[AtomicUsize]` storage.
 //!
 //! ```

@@ -4,7 +4,10 @@ use core::ops::{Deref, DerefMut};
 
 use crate::claim::ClaimMode;
 use crate::ring::RingCore;
-use crate::{DoubleMappedStorage, Ring, SpanIter, SpanIterMut, Storage, WaitStrategy, Writer};
+use crate::span_iter::SpanIter;
+use crate::span_iter::SpanIterMut;
+use crate::storage::DoubleMappedStorage;
+use crate::{Ring, Storage, WaitStrategy, Writer};
 
 /// Slots reserved by a [`Writer`]: the only way to touch them. Write them through
 /// [`as_mut_slices`](Self::as_mut_slices), [`iter_mut`](Self::iter_mut),

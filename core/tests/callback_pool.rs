@@ -4,7 +4,10 @@
 use std::sync::mpsc;
 use std::thread;
 
-use spanring_core::{ByMut, CallError, CallbackKind, SendCallbackSlot};
+use spanring_core::callback::ByMut;
+use spanring_core::callback::CallError;
+use spanring_core::callback::CallbackKind;
+use spanring_core::callback::SendCallbackSlot;
 
 /// Per-processor state that every event callback gets as `&mut`.
 struct Processor {

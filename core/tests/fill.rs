@@ -10,10 +10,11 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
+use spanring_core::parts::RingCore;
 use spanring_core::sync::{AtomicUsize, Ordering};
 use spanring_core::{
     multi_words, AsyncWait, ClaimMode, FillError, InlineStorage, ReadError, ReserveError, Ring,
-    RingCore, SliceStorage, WaitStrategy, WaitTimeout, WriteSpan,
+    SliceStorage, WaitStrategy, WaitTimeout, WriteSpan,
 };
 
 fn bits(cap: usize) -> Vec<AtomicUsize> {

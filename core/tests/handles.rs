@@ -1,10 +1,11 @@
 //! `ReadHandle` / `WriteHandle`: helpers written once against the traits run on every kind of
 //! ring (single and multi producer, borrowed and inline storage).
 
+use spanring_core::handle::ReadHandle;
+use spanring_core::handle::WriteHandle;
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{
-    multi_words, BusySpin, InlineStorage, ReadError, ReadHandle, ReserveError, Ring, SliceStorage,
-    WriteHandle,
+    multi_words, BusySpin, InlineStorage, ReadError, ReserveError, Ring, SliceStorage,
 };
 
 /// Writes `0..n` in spans of `chunk` (publishing only `keep` of each), reads everything back

@@ -12,8 +12,8 @@
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
+use spanring_core::bitset::AtomicBitset;
 use spanring_core::sync::AtomicUsize;
-use spanring_core::AtomicBitset;
 
 const W: usize = usize::BITS as usize;
 

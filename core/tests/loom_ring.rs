@@ -10,11 +10,10 @@
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
-use spanring_core::sequence::is_before_or_eq;
+use spanring_core::parts::is_before_or_eq;
+use spanring_core::parts::ReaderRegistry;
 use spanring_core::sync::{AtomicUsize, Ordering};
-use spanring_core::{
-    InlineStorage, MultiProducer, ReadError, ReaderRegistry, Ring, SingleProducer,
-};
+use spanring_core::{InlineStorage, MultiProducer, ReadError, Ring, SingleProducer};
 
 /// A slot loom can check: every access goes through `with`/`with_mut`.
 #[derive(Debug)]

@@ -15,10 +15,9 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use loom::sync::Arc;
 use loom::thread;
+use spanring_core::asynch::WakerRegistry;
 use spanring_core::sync::{AtomicBool, AtomicUsize, Ordering};
-use spanring_core::{
-    AsyncWait, InlineStorage, Reader, Ring, SingleProducer, WaitStrategy, WakerRegistry, Writer,
-};
+use spanring_core::{AsyncWait, InlineStorage, Reader, Ring, SingleProducer, WaitStrategy, Writer};
 
 /// A waker that records that it was woken (in a loom atomic, so loom orders it).
 struct Flag {

@@ -102,7 +102,7 @@ impl SecondWriter for SingleProducer {
     }
 }
 
-impl<B: spanring_core::RecordWords> SecondWriter for MultiProducer<B> {
+impl<B: spanring_core::parts::RecordWords> SecondWriter for MultiProducer<B> {
     fn second<'r, 'm>(first: &ModelWriter<'r, 'm, Self>) -> Option<ModelWriter<'r, 'm, Self>> {
         Some(first.clone())
     }

@@ -2,7 +2,8 @@
 //! errors without panics or leaks, and unmapping on drop.
 #![cfg(unix)]
 
-use spanring_core::{DoubleMappedStorage, Storage};
+use spanring_core::storage::DoubleMappedStorage;
+use spanring_core::Storage;
 use spanring_std::{DoubleMapped, MapError, Zeroable};
 
 fn page_size() -> usize {

@@ -179,7 +179,8 @@ pub async fn yield_now() {
     .await
 }
 
-use spanring::{ClaimMode, ReadError, Reader, Ring, Storage, WakerRegistry, Writer};
+use spanring::asynch::WakerRegistry;
+use spanring::{ClaimMode, ReadError, Reader, Ring, Storage, Writer};
 use std::ops::Deref;
 
 // The tags and the per-reader check of the threaded harness (tests/common).

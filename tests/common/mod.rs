@@ -11,7 +11,9 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use spanring::{ReadError, ReadHandle, WriteHandle};
+use spanring::handle::ReadHandle;
+use spanring::handle::WriteHandle;
+use spanring::ReadError;
 
 #[path = "../support/tagged.rs"]
 mod tagged;

@@ -18,7 +18,7 @@ impl WakerCellId {
     /// disturb the wake-ups of the cell's real owner (a logic error), never memory safety.
     ///
     /// ```
-    /// use spanring_core::WakerCellId;
+    /// use spanring_core::asynch::WakerCellId;
     /// let id = WakerCellId::new(3);
     /// assert_eq!(id, WakerCellId::new(3));
     /// assert_ne!(id, WakerCellId::new(4));
@@ -30,7 +30,7 @@ impl WakerCellId {
     /// The cell's index.
     ///
     /// ```
-    /// use spanring_core::WakerCellId;
+    /// use spanring_core::asynch::WakerCellId;
     /// assert_eq!(WakerCellId::new(5).index(), 5);
     /// ```
     pub fn index(&self) -> usize {
@@ -39,7 +39,7 @@ impl WakerCellId {
 }
 
 /// A [`WaitStrategy`] that futures can register wakers with; the ring's
-/// [`ReserveFuture`](crate::ReserveFuture) and [`ReadFuture`](crate::ReadFuture) exist for
+/// [`ReserveFuture`](crate::asynch::ReserveFuture) and [`ReadFuture`](crate::asynch::ReadFuture) exist for
 /// rings whose `W` implements it.
 ///
 /// Contract (register-then-check): a future calls [`register`](Self::register), then checks
@@ -124,7 +124,8 @@ impl<const CELLS: usize> AsyncWait<CELLS> {
     /// completed or been dropped.
     ///
     /// ```
-    /// use spanring_core::{AsyncWait, WakerRegistry};
+    /// use spanring_core::AsyncWait;
+    /// use spanring_core::asynch::WakerRegistry;
     /// let wait = AsyncWait::<2>::new();
     /// let cell = wait.claim_cell().unwrap(); // what a future does at its first `Pending`
     /// assert_eq!(wait.registered(), 1);
@@ -140,7 +141,8 @@ impl<const CELLS: usize> AsyncWait<CELLS> {
     /// when nothing is in flight).
     ///
     /// ```
-    /// use spanring_core::{AsyncWait, WakerRegistry};
+    /// use spanring_core::AsyncWait;
+    /// use spanring_core::asynch::WakerRegistry;
     /// let wait = AsyncWait::<2>::new();
     /// let (a, b) = (wait.claim_cell().unwrap(), wait.claim_cell().unwrap());
     /// assert_eq!((wait.occupied_cells(), wait.registered()), (2, 2));

@@ -1,12 +1,13 @@
-//! [`BitsetError`]: why an [`AtomicBitset`](crate::AtomicBitset) could not be built.
+//! [`BitsetError`]: why an [`AtomicBitset`](crate::bitset::AtomicBitset) could not be built.
 
 use core::fmt;
 
-/// Why [`AtomicBitset::with_len`](crate::AtomicBitset::with_len) refused its arguments.
+/// Why [`AtomicBitset::with_len`](crate::bitset::AtomicBitset::with_len) refused its arguments.
 ///
 /// ```
 /// use spanring_core::sync::AtomicUsize;
-/// use spanring_core::{AtomicBitset, BitsetError};
+/// use spanring_core::bitset::AtomicBitset;
+/// use spanring_core::bitset::BitsetError;
 ///
 /// let words = [AtomicUsize::new(0)];
 /// let too_many = usize::BITS as usize + 1;
@@ -24,7 +25,7 @@ pub enum BitsetError {
     ZeroLength,
     /// The storage has fewer words than the requested length needs.
     StorageTooSmall {
-        /// Words needed: [`words_for`](crate::words_for)`(len_bits)`.
+        /// Words needed: [`words_for`](crate::bitset::words_for)`(len_bits)`.
         needed_words: usize,
         /// Words the storage provided.
         provided_words: usize,

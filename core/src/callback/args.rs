@@ -3,7 +3,7 @@
 
 use core::marker::PhantomData;
 
-/// Names the argument type a [`CallbackSlot`](crate::CallbackSlot) passes to its callback, for
+/// Names the argument type a [`CallbackSlot`](crate::callback::CallbackSlot) passes to its callback, for
 /// every borrow lifetime at once.
 ///
 /// A slot stores callbacks that implement `for<'a> FnMut(A::Of<'a>) -> R`. Going through a
@@ -20,7 +20,9 @@ use core::marker::PhantomData;
 /// | `(F1, F2)` | `(F1::Of<'a>, F2::Of<'a>)` | `\|(ctx, n)\| ...` |
 ///
 /// ```
-/// use spanring_core::{ByMut, ByValue, CallbackSlot};
+/// use spanring_core::callback::ByMut;
+/// use spanring_core::callback::ByValue;
+/// use spanring_core::callback::CallbackSlot;
 /// struct Ctx { total: u64 }
 ///
 /// let mut slot: CallbackSlot<(ByMut<Ctx>, ByValue<u64>)> = CallbackSlot::new();
@@ -40,7 +42,8 @@ pub trait CallbackArgs: 'static {
 /// Pass a `T` by value: the callback is `FnMut(T) -> R`.
 ///
 /// ```
-/// use spanring_core::{ByValue, CallbackSlot};
+/// use spanring_core::callback::ByValue;
+/// use spanring_core::callback::CallbackSlot;
 /// let mut slot: CallbackSlot<ByValue<u32>, u32> = CallbackSlot::new();
 /// slot.set(|x| x * 2);
 /// assert_eq!(slot.call(21), Ok(42));
@@ -50,7 +53,8 @@ pub struct ByValue<T>(PhantomData<fn(T)>);
 /// Pass a shared borrow: the callback is `for<'a> FnMut(&'a T) -> R`.
 ///
 /// ```
-/// use spanring_core::{ByRef, CallbackSlot};
+/// use spanring_core::callback::ByRef;
+/// use spanring_core::callback::CallbackSlot;
 /// let mut slot: CallbackSlot<ByRef<str>, usize> = CallbackSlot::new();
 /// slot.set(|s: &str| s.len());
 /// let owned = [b'h', b'i'];
@@ -62,7 +66,8 @@ pub struct ByRef<T: ?Sized>(PhantomData<fn(&T)>);
 /// dispatcher hands its processor context to each event's callback.
 ///
 /// ```
-/// use spanring_core::{ByMut, CallbackSlot};
+/// use spanring_core::callback::ByMut;
+/// use spanring_core::callback::CallbackSlot;
 /// struct Ctx { seen: u32 }
 /// let mut slot: CallbackSlot<ByMut<Ctx>> = CallbackSlot::new();
 /// slot.set(|ctx: &mut Ctx| ctx.seen += 1);

@@ -1,4 +1,4 @@
-//! What a [`CallbackSlot`](crate::CallbackSlot) holds ([`CallbackKind`]) and why a call was
+//! What a [`CallbackSlot`](crate::callback::CallbackSlot) holds ([`CallbackKind`]) and why a call was
 //! refused ([`CallError`]).
 
 use core::fmt;
@@ -6,7 +6,8 @@ use core::fmt;
 /// Which calls the callback stored in a slot supports; recorded when it is set.
 ///
 /// ```
-/// use spanring_core::{CallbackKind, CallbackSlot};
+/// use spanring_core::callback::CallbackKind;
+/// use spanring_core::callback::CallbackSlot;
 /// let mut slot: CallbackSlot<()> = CallbackSlot::new();
 /// assert_eq!(slot.kind(), None);
 /// slot.set_once(|_| ());
@@ -14,22 +15,23 @@ use core::fmt;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CallbackKind {
-    /// Set with [`set_once`](crate::CallbackSlot::set_once): only
-    /// [`call_once`](crate::CallbackSlot::call_once).
+    /// Set with [`set_once`](crate::callback::CallbackSlot::set_once): only
+    /// [`call_once`](crate::callback::CallbackSlot::call_once).
     Once,
-    /// Set with [`set`](crate::CallbackSlot::set): [`call`](crate::CallbackSlot::call) and
+    /// Set with [`set`](crate::callback::CallbackSlot::set): [`call`](crate::callback::CallbackSlot::call) and
     /// `call_once`.
     Mut,
-    /// Set with [`set_fn`](crate::CallbackSlot::set_fn): every call, including
-    /// [`call_shared`](crate::CallbackSlot::call_shared) through `&self`.
+    /// Set with [`set_fn`](crate::callback::CallbackSlot::set_fn): every call, including
+    /// [`call_shared`](crate::callback::CallbackSlot::call_shared) through `&self`.
     Shared,
 }
 
-/// Why a [`CallbackSlot`](crate::CallbackSlot) refused a call. The slot is unchanged and the
+/// Why a [`CallbackSlot`](crate::callback::CallbackSlot) refused a call. The slot is unchanged and the
 /// arguments were dropped.
 ///
 /// ```
-/// use spanring_core::{CallError, CallbackSlot};
+/// use spanring_core::callback::CallError;
+/// use spanring_core::callback::CallbackSlot;
 /// let mut slot: CallbackSlot<()> = CallbackSlot::new();
 /// assert_eq!(slot.call(()), Err(CallError::Empty));
 /// slot.set(|_| ());
@@ -42,7 +44,7 @@ pub enum CallError {
     /// The callback was set with `set_once` and can only be run by `call_once`.
     OnceOnly,
     /// `call_shared` needs a callback set with `set_fn` (an `Fn`, and `Sync` in a
-    /// [`SendCallbackSlot`](crate::SendCallbackSlot)); this one may mutate itself.
+    /// [`SendCallbackSlot`](crate::callback::SendCallbackSlot)); this one may mutate itself.
     NotShared,
 }
 

@@ -24,7 +24,8 @@
 //!   [`SendCallbackSlot`] (policy [`Sendable`]) takes only `Send` callbacks and is `Send + Sync`.
 //!
 //! ```
-//! use spanring_core::{ByMut, CallbackSlot};
+//! use spanring_core::callback::ByMut;
+//! use spanring_core::callback::CallbackSlot;
 //! struct Processor { handled: u32 }
 //!
 //! // A pooled event: its slot is reused for every event that passes through it.

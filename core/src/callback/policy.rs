@@ -1,11 +1,11 @@
-//! Whether a [`CallbackSlot`](crate::CallbackSlot) may cross threads: [`Local`] or
+//! Whether a [`CallbackSlot`](crate::callback::CallbackSlot) may cross threads: [`Local`] or
 //! [`Sendable`], chosen by type so that the check costs nothing at run time.
 
 mod sealed {
     pub trait Sealed {}
 }
 
-/// Thread policy of a [`CallbackSlot`](crate::CallbackSlot): [`Local`] or [`Sendable`].
+/// Thread policy of a [`CallbackSlot`](crate::callback::CallbackSlot): [`Local`] or [`Sendable`].
 /// Sealed: the slot's `Send`/`Sync` impls and its `set*` bounds are written for exactly these two.
 pub trait ThreadPolicy: sealed::Sealed + 'static {}
 
@@ -14,7 +14,7 @@ pub trait ThreadPolicy: sealed::Sealed + 'static {}
 ///
 /// ```
 /// use std::rc::Rc;
-/// use spanring_core::CallbackSlot;
+/// use spanring_core::callback::CallbackSlot;
 /// let shared = Rc::new(5);
 /// let mut slot: CallbackSlot<(), i32> = CallbackSlot::new();
 /// slot.set(move |_| *shared);
@@ -24,7 +24,7 @@ pub trait ThreadPolicy: sealed::Sealed + 'static {}
 pub enum Local {}
 
 /// Accepts only `Send` callbacks (and `Send + Sync` ones for `set_fn`); the slot is `Send` and
-/// `Sync`. See [`SendCallbackSlot`](crate::SendCallbackSlot).
+/// `Sync`. See [`SendCallbackSlot`](crate::callback::SendCallbackSlot).
 #[derive(Debug)]
 pub enum Sendable {}
 

@@ -16,8 +16,8 @@ use super::vtable::{Shims, VTable};
 /// in the slot's own `WORDS` machine words, after dropping the previous one. Nothing is ever
 /// allocated, so re-arming an event in a pooled ring slot costs a few stores.
 ///
-/// * `A` — how arguments are passed, a [`CallbackArgs`] family: `()`, [`ByValue<T>`](crate::ByValue),
-///   [`ByRef<T>`](crate::ByRef), [`ByMut<T>`](crate::ByMut) or a tuple of them. Callbacks are
+/// * `A` — how arguments are passed, a [`CallbackArgs`] family: `()`, [`ByValue<T>`](crate::callback::ByValue),
+///   [`ByRef<T>`](crate::callback::ByRef), [`ByMut<T>`](crate::callback::ByMut) or a tuple of them. Callbacks are
 ///   `for<'a> FnMut(A::Of<'a>) -> R`, so `CallbackSlot<ByMut<Ctx>>` hands every call a fresh
 ///   `&mut Ctx`.
 /// * `R` — the return type (`'static`; the default is `()`).
@@ -37,7 +37,8 @@ use super::vtable::{Shims, VTable};
 /// Every call on an empty slot returns [`CallError::Empty`].
 ///
 /// ```
-/// use spanring_core::{ByMut, CallbackSlot};
+/// use spanring_core::callback::ByMut;
+/// use spanring_core::callback::CallbackSlot;
 /// struct Ctx { log: [u32; 4], n: usize }
 ///
 /// let mut slot: CallbackSlot<ByMut<Ctx>> = CallbackSlot::new();
@@ -55,7 +56,7 @@ use super::vtable::{Shims, VTable};
 /// A closure whose captures fit (here 16 bytes in a 4-word slot):
 ///
 /// ```
-/// use spanring_core::CallbackSlot;
+/// use spanring_core::callback::CallbackSlot;
 /// let data = [7u64; 2];
 /// let mut slot: CallbackSlot<(), u64> = CallbackSlot::new();
 /// slot.set(move |_| data[0] + data[1]);
@@ -65,7 +66,7 @@ use super::vtable::{Shims, VTable};
 /// The same code capturing 5 `u64`s (40 bytes) does not build:
 ///
 /// ```compile_fail,E0080
-/// use spanring_core::CallbackSlot;
+/// use spanring_core::callback::CallbackSlot;
 /// let data = [7u64; 5];
 /// let mut slot: CallbackSlot<(), u64> = CallbackSlot::new();
 /// slot.set(move |_| data[0] + data[1]);
@@ -78,7 +79,7 @@ use super::vtable::{Shims, VTable};
 /// Alignment is checked too. A 64-byte value aligned to 8 fits a 16-word slot:
 ///
 /// ```
-/// use spanring_core::CallbackSlot;
+/// use spanring_core::callback::CallbackSlot;
 /// #[derive(Clone, Copy)]
 /// #[repr(C, align(8))]
 /// struct Block([u8; 64]);
@@ -94,7 +95,7 @@ use super::vtable::{Shims, VTable};
 /// `closure too aligned for CallbackSlot: ...`:
 ///
 /// ```compile_fail,E0080
-/// use spanring_core::CallbackSlot;
+/// use spanring_core::callback::CallbackSlot;
 /// #[derive(Clone, Copy)]
 /// #[repr(C, align(64))]
 /// struct Block([u8; 64]);
@@ -110,7 +111,7 @@ use super::vtable::{Shims, VTable};
 /// A [`Local`] slot is not `Send`, because it may hold a non-`Send` closure:
 ///
 /// ```compile_fail
-/// use spanring_core::CallbackSlot;
+/// use spanring_core::callback::CallbackSlot;
 /// let slot: CallbackSlot<()> = CallbackSlot::new();
 /// std::thread::spawn(move || drop(slot));
 /// ```
@@ -118,7 +119,7 @@ use super::vtable::{Shims, VTable};
 /// and a [`SendCallbackSlot`] refuses non-`Send` closures:
 ///
 /// ```compile_fail
-/// use spanring_core::SendCallbackSlot;
+/// use spanring_core::callback::SendCallbackSlot;
 /// let rc = std::rc::Rc::new(1);
 /// let mut slot: SendCallbackSlot<(), i32> = SendCallbackSlot::new();
 /// slot.set(move |_| *rc);
@@ -159,7 +160,8 @@ where
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use spanring_core::{ByRef, SendCallbackSlot};
+/// use spanring_core::callback::ByRef;
+/// use spanring_core::callback::SendCallbackSlot;
 ///
 /// let mut slot: SendCallbackSlot<ByRef<AtomicUsize>> = SendCallbackSlot::new();
 /// slot.set_fn(|hits: &AtomicUsize| {
@@ -216,7 +218,7 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     /// takes the closure by reference:
     ///
     /// ```
-    /// use spanring_core::CallbackSlot;
+    /// use spanring_core::callback::CallbackSlot;
     /// type Slot = CallbackSlot<(), u64>; // 4 words
     /// fn fits<F>(_: &F) -> bool {
     ///     Slot::fits::<F>()
@@ -245,7 +247,7 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     /// An empty slot. `const`, so slots can live in `static`s.
     ///
     /// ```
-    /// use spanring_core::CallbackSlot;
+    /// use spanring_core::callback::CallbackSlot;
     /// let slot: CallbackSlot<()> = CallbackSlot::new();
     /// assert!(slot.is_empty());
     /// ```
@@ -261,7 +263,7 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     /// True when no callback is stored.
     ///
     /// ```
-    /// use spanring_core::CallbackSlot;
+    /// use spanring_core::callback::CallbackSlot;
     /// let mut slot: CallbackSlot<()> = CallbackSlot::new();
     /// slot.set_once(|_| ());
     /// assert!(!slot.is_empty());
@@ -277,7 +279,8 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     /// The kind of the stored callback, or `None` when empty.
     ///
     /// ```
-    /// use spanring_core::{CallbackKind, CallbackSlot};
+    /// use spanring_core::callback::CallbackKind;
+    /// use spanring_core::callback::CallbackSlot;
     /// let mut slot: CallbackSlot<()> = CallbackSlot::new();
     /// slot.set_fn(|_| ());
     /// assert_eq!(slot.kind(), Some(CallbackKind::Shared));
@@ -296,7 +299,8 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     /// [`set_once`](Self::set_once) (use [`call_once`](Self::call_once)).
     ///
     /// ```
-    /// use spanring_core::{ByValue, CallbackSlot};
+    /// use spanring_core::callback::ByValue;
+    /// use spanring_core::callback::CallbackSlot;
     /// let mut sum = 0;
     /// let mut slot: CallbackSlot<ByValue<u32>, u32> = CallbackSlot::new();
     /// slot.set(move |x| { sum += x; sum });
@@ -322,7 +326,8 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     /// [`set`](Self::set), [`CallError::OnceOnly`] if set with [`set_once`](Self::set_once).
     ///
     /// ```
-    /// use spanring_core::{ByValue, CallbackSlot};
+    /// use spanring_core::callback::ByValue;
+    /// use spanring_core::callback::CallbackSlot;
     /// let mut slot: CallbackSlot<ByValue<u32>, u32> = CallbackSlot::new();
     /// let offset = 10;
     /// slot.set_fn(move |x| x + offset);
@@ -350,7 +355,7 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     /// [`CallError::Empty`] if nothing is stored.
     ///
     /// ```
-    /// use spanring_core::CallbackSlot;
+    /// use spanring_core::callback::CallbackSlot;
     /// let mut slot: CallbackSlot<(), [u8; 3]> = CallbackSlot::new();
     /// let owned = [1u8, 2, 3];
     /// slot.set_once(move |_| owned);
@@ -371,7 +376,8 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     /// Drops the stored callback, if any, leaving the slot empty (also if the destructor panics).
     ///
     /// ```
-    /// use spanring_core::{CallError, CallbackSlot};
+    /// use spanring_core::callback::CallError;
+    /// use spanring_core::callback::CallbackSlot;
     /// let mut slot: CallbackSlot<()> = CallbackSlot::new();
     /// slot.set(|_| ());
     /// slot.reset();
@@ -390,7 +396,7 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     /// Moves the callback out into a new slot, leaving this one empty (`mem::take`).
     ///
     /// ```
-    /// use spanring_core::CallbackSlot;
+    /// use spanring_core::callback::CallbackSlot;
     /// let mut slot: CallbackSlot<(), u8> = CallbackSlot::new();
     /// slot.set(|_| 9);
     /// let mut moved = slot.take();
@@ -440,7 +446,7 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize> CallbackSlot<A, R, WORDS, 
     /// [`CAPACITY`](Self::CAPACITY) or aligned more than `usize` is a compile error.
     ///
     /// ```
-    /// use spanring_core::CallbackSlot;
+    /// use spanring_core::callback::CallbackSlot;
     /// let mut count = 0u32;
     /// let mut slot: CallbackSlot<(), u32> = CallbackSlot::new();
     /// slot.set(move |_| { count += 1; count });
@@ -461,7 +467,7 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize> CallbackSlot<A, R, WORDS, 
     /// no `Sync` bound is needed here; see [`SendCallbackSlot`] for sharing across threads.)
     ///
     /// ```
-    /// use spanring_core::CallbackSlot;
+    /// use spanring_core::callback::CallbackSlot;
     /// let mut slot: CallbackSlot<(), &'static str> = CallbackSlot::new();
     /// slot.set_fn(|_| "hi");
     /// assert_eq!((&slot).call_shared(()), Ok("hi"));
@@ -479,7 +485,8 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize> CallbackSlot<A, R, WORDS, 
     /// Stores an `FnOnce` callback, run (and consumed) only by [`call_once`](Self::call_once).
     ///
     /// ```
-    /// use spanring_core::{CallError, CallbackSlot};
+    /// use spanring_core::callback::CallError;
+    /// use spanring_core::callback::CallbackSlot;
     /// let mut slot: CallbackSlot<()> = CallbackSlot::new();
     /// slot.set_once(|_| ());
     /// assert_eq!(slot.call(()), Err(CallError::OnceOnly));
@@ -499,7 +506,7 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize> CallbackSlot<A, R, WORDS, 
     /// Stores a `Send + FnMut` callback; see [`CallbackSlot::set`].
     ///
     /// ```
-    /// use spanring_core::SendCallbackSlot;
+    /// use spanring_core::callback::SendCallbackSlot;
     /// let mut slot: SendCallbackSlot<(), u32> = SendCallbackSlot::new();
     /// slot.set(|_| 7);
     /// let handle = std::thread::spawn(move || slot.call(()));
@@ -519,7 +526,7 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize> CallbackSlot<A, R, WORDS, 
     /// through [`call_shared`](CallbackSlot::call_shared); see [`SendCallbackSlot`].
     ///
     /// ```
-    /// use spanring_core::SendCallbackSlot;
+    /// use spanring_core::callback::SendCallbackSlot;
     /// let mut slot: SendCallbackSlot<(), u32> = SendCallbackSlot::new();
     /// slot.set_fn(|_| 3);
     /// assert_eq!(slot.call_shared(()), Ok(3));
@@ -537,7 +544,7 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize> CallbackSlot<A, R, WORDS, 
     /// Stores a `Send + FnOnce` callback; see [`CallbackSlot::set_once`].
     ///
     /// ```
-    /// use spanring_core::SendCallbackSlot;
+    /// use spanring_core::callback::SendCallbackSlot;
     /// let mut slot: SendCallbackSlot<(), u8> = SendCallbackSlot::new();
     /// slot.set_once(|_| 1);
     /// assert_eq!(slot.call_once(()), Ok(1));

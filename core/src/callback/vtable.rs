@@ -1,4 +1,4 @@
-//! The per-closure-type function table a [`CallbackSlot`](crate::CallbackSlot) keeps beside its
+//! The per-closure-type function table a [`CallbackSlot`](crate::callback::CallbackSlot) keeps beside its
 //! bytes: how to call, consume and drop the erased closure, and which of those it allows.
 //!
 //! One `VTable` exists per (closure type, kind) as an associated `const` of [`Shims`], promoted

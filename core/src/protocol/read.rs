@@ -288,7 +288,7 @@ pub(crate) fn resync<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
 
 #[cold]
 #[inline(never)]
-pub(crate) fn resync_cold(layout: &crate::Layout, pos: &mut ReadPos, registered: usize) {
+pub(crate) fn resync_cold(layout: &crate::layout::Layout, pos: &mut ReadPos, registered: usize) {
     let front = pos.front();
     let ahead = layout.distance(pos.cursor, registered);
     let left = layout.distance(registered, front);

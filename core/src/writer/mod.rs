@@ -9,9 +9,10 @@ use core::time::Duration;
 use crate::claim::{ClaimMode, MultiClaim, SpLocal};
 use crate::error::{AttachError, FillError, PushError, ReserveError};
 use crate::ring::RingCore;
+use crate::ring_ref::RingRef;
 use crate::sync::Ordering;
 use crate::writers;
-use crate::{Ring, RingRef, Storage, WaitStrategy, WaitTimeout, WriteSpan};
+use crate::{Ring, Storage, WaitStrategy, WaitTimeout, WriteSpan};
 
 /// Reserves spans of slots in a [`Ring`] and publishes them.
 ///
@@ -409,7 +410,7 @@ where
 impl<S, B, W, const N: usize, R> Clone for Writer<R>
 where
     S: Storage,
-    B: crate::RecordWords,
+    B: crate::record_words::RecordWords,
     W: WaitStrategy,
     R: Deref<Target = Ring<S, crate::MultiProducer<B>, W, N>> + Clone,
 {

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
+use spanring_core::callback::ByMut;
+use spanring_core::callback::SendCallbackSlot;
 use spanring_core::sync::AtomicUsize;
-use spanring_core::{
-    multi_words, ByMut, CapacityError, ClaimMode, Ring, SendCallbackSlot, SingleProducer,
-};
+use spanring_core::{multi_words, CapacityError, ClaimMode, Ring, SingleProducer};
 
 use crate::{BlockingWait, HeapStorage};
 

@@ -13,7 +13,9 @@ use std::fmt;
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 
-use spanring_core::{ByMut, Reader, SendCallbackSlot, SingleProducer, Writer};
+use spanring_core::callback::ByMut;
+use spanring_core::callback::SendCallbackSlot;
+use spanring_core::{Reader, SingleProducer, Writer};
 
 pub use error::{PostError, SpawnError, TryPostError};
 pub use event::PosterKind;
@@ -51,7 +53,7 @@ use event::EventRing;
 ///
 /// The worker owns the only reader of a multi-producer ring ([`HeapStorage`](crate::HeapStorage),
 /// [`BlockingWait`](crate::BlockingWait) on both sides, one reader slot) whose slots each hold
-/// a [`SendCallbackSlot`](spanring_core::SendCallbackSlot)`<ByMut<Ctx>, (), WORDS>`. A post
+/// a [`SendCallbackSlot`](spanring_core::callback::SendCallbackSlot)`<ByMut<Ctx>, (), WORDS>`. A post
 /// reserves one slot, builds the closure in it through the write span's `&mut` (`set_once`),
 /// and publishes. The worker reads spans of events and, being the ring's only reader, gets
 /// `&mut` to them ([`ReadSpan::as_mut_slices`](spanring_core::ReadSpan::as_mut_slices)); it
@@ -331,7 +333,7 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Dispatcher<Ctx, WOR
 impl<Ctx: 'static, const WORDS: usize, P: PosterKind> Dispatcher<Ctx, WORDS, P> {
     /// Whether a callback of type `F` fits this dispatcher's slots (`WORDS` words, aligned at
     /// most like `usize`), i.e. whether [`Poster::post`] accepts it: the same test `post`
-    /// makes at compile time ([`CallbackSlot::fits`](spanring_core::CallbackSlot::fits)).
+    /// makes at compile time ([`CallbackSlot::fits`](spanring_core::callback::CallbackSlot::fits)).
     ///
     /// A closure's type has no name, so ask through a generic helper taking it by reference:
     ///

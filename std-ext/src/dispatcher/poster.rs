@@ -16,7 +16,7 @@ use crate::owned::OwnedMultiProducer;
 /// [`SingleProducer`](spanring_core::SingleProducer) dispatcher has exactly one, not `Clone`.
 ///
 /// A post reserves one ring slot, builds the closure *in place* in that slot's
-/// [`SendCallbackSlot`](spanring_core::SendCallbackSlot) and publishes it: no allocation. (The
+/// [`SendCallbackSlot`](spanring_core::callback::SendCallbackSlot) and publishes it: no allocation. (The
 /// slot is empty: the worker consumed the previous closure there when it ran it. Only a
 /// closure that never ran, posted after a callback panicked, is dropped here first.) Callbacks
 /// from one `Poster` run in the order they were posted; callbacks from different posters

@@ -11,7 +11,8 @@ mod zeroable;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
-use spanring_core::{DoubleMappedStorage, Storage};
+use spanring_core::storage::DoubleMappedStorage;
+use spanring_core::Storage;
 
 pub use error::{BackingLimit, MapError, MapStep};
 pub use zeroable::Zeroable;

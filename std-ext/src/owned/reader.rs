@@ -4,9 +4,15 @@ use core::fmt;
 use core::time::Duration;
 use std::sync::Arc;
 
+use spanring_core::asynch::ReadFuture;
+use spanring_core::asynch::WakerRegistry;
+use spanring_core::handle::ReadHandle;
+use spanring_core::iter::IntoIter;
+use spanring_core::iter::Iter;
+use spanring_core::iter::TryIter;
 use spanring_core::{
-    AttachError, ClaimMode, IntoIter, Iter, ReadError, ReadFuture, ReadHandle, ReadSpan, Reader,
-    Ring, SingleProducer, Storage, TryIter, WaitStrategy, WaitTimeout, WakerRegistry,
+    AttachError, ClaimMode, ReadError, ReadSpan, Reader, Ring, SingleProducer, Storage,
+    WaitStrategy, WaitTimeout,
 };
 
 use super::{SharedRing, Subscriber};
@@ -572,7 +578,8 @@ where
 /// The owned reader through the one reading trait (forwards to the core reader).
 ///
 /// ```
-/// use spanring_std::core_api::{ReadHandle, WriteHandle};
+/// use spanring_std::core_api::handle::ReadHandle;
+/// use spanring_std::core_api::handle::WriteHandle;
 /// use spanring_std::owned;
 /// fn drain(r: &mut impl ReadHandle<Item = u8>) -> usize {
 ///     let mut n = 0;
