@@ -121,7 +121,12 @@
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(docsrs, doc(auto_cfg(hide(spanring_loom, spanring_tsan))))]
-#![warn(missing_docs)]
+#![warn(
+    missing_docs,
+    missing_debug_implementations,
+    unreachable_pub,
+    rust_2018_idioms
+)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 #[cfg(any(test, spanring_loom, feature = "std"))]

@@ -56,6 +56,15 @@ pub struct SliceStorage<'a, T> {
     _borrow: PhantomData<&'a mut [T]>,
 }
 
+impl<T> core::fmt::Debug for SliceStorage<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // The slots are not shown: a ring may be writing them.
+        f.debug_struct("SliceStorage")
+            .field("capacity", &self.len)
+            .finish()
+    }
+}
+
 impl<'a, T> SliceStorage<'a, T> {
     /// Takes the slice for the lifetime of the ring.
     ///
@@ -119,6 +128,15 @@ unsafe impl<T: Send + Sync> Sync for SliceStorage<'_, T> {}
 pub struct InlineStorage<T, const N: usize> {
     slots: UnsafeCell<[T; N]>,
     _not_sync_by_default: PhantomData<T>,
+}
+
+impl<T, const N: usize> core::fmt::Debug for InlineStorage<T, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // The slots are not shown: a ring may be writing them.
+        f.debug_struct("InlineStorage")
+            .field("capacity", &N)
+            .finish()
+    }
 }
 
 impl<T, const N: usize> InlineStorage<T, N> {

@@ -50,6 +50,12 @@ pub trait CallbackArgs: 'static {
 /// ```
 pub struct ByValue<T>(PhantomData<fn(T)>);
 
+impl<T> core::fmt::Debug for ByValue<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "ByValue<{}>", core::any::type_name::<T>())
+    }
+}
+
 /// Pass a shared borrow: the callback is `for<'a> FnMut(&'a T) -> R`.
 ///
 /// ```
@@ -61,6 +67,12 @@ pub struct ByValue<T>(PhantomData<fn(T)>);
 /// assert_eq!(slot.call(core::str::from_utf8(&owned).unwrap()), Ok(2));
 /// ```
 pub struct ByRef<T: ?Sized>(PhantomData<fn(&T)>);
+
+impl<T: ?Sized> core::fmt::Debug for ByRef<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "ByRef<{}>", core::any::type_name::<T>())
+    }
+}
 
 /// Pass an exclusive borrow: the callback is `for<'a> FnMut(&'a mut T) -> R` — the way a
 /// dispatcher hands its processor context to each event's callback.
@@ -77,6 +89,12 @@ pub struct ByRef<T: ?Sized>(PhantomData<fn(&T)>);
 /// assert_eq!(ctx.seen, 2);
 /// ```
 pub struct ByMut<T: ?Sized>(PhantomData<fn(&mut T)>);
+
+impl<T: ?Sized> core::fmt::Debug for ByMut<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "ByMut<{}>", core::any::type_name::<T>())
+    }
+}
 
 impl CallbackArgs for () {
     type Of<'a> = ();

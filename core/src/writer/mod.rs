@@ -3,6 +3,8 @@
 mod one_item;
 mod waiting;
 
+use one_item::SharedPush;
+
 use core::ops::Deref;
 use core::time::Duration;
 
@@ -210,9 +212,9 @@ where
             return Ok(());
         }
         let item = match self.push_shared(item) {
-            Ok(()) => return Ok(()),
-            Err(Ok(item)) => item,
-            Err(Err(closed)) => return Err(closed),
+            SharedPush::Pushed => return Ok(()),
+            SharedPush::Slow(item) => item,
+            SharedPush::Failed(closed) => return Err(closed),
         };
         self.try_push_cold_on_copy(item)
     }
@@ -245,9 +247,9 @@ where
             return Ok(());
         }
         let item = match self.push_shared(item) {
-            Ok(()) => return Ok(()),
-            Err(Ok(item)) => item,
-            Err(Err(closed)) => return Err(closed),
+            SharedPush::Pushed => return Ok(()),
+            SharedPush::Slow(item) => item,
+            SharedPush::Failed(closed) => return Err(closed),
         };
         let wait = |w: &W, ready: &mut dyn FnMut() -> bool| {
             w.wait_until(ready);
@@ -290,9 +292,9 @@ where
             return Ok(());
         }
         let item = match self.push_shared(item) {
-            Ok(()) => return Ok(()),
-            Err(Ok(item)) => item,
-            Err(Err(closed)) => return Err(closed),
+            SharedPush::Pushed => return Ok(()),
+            SharedPush::Slow(item) => item,
+            SharedPush::Failed(closed) => return Err(closed),
         };
         let wait = |w: &W, ready: &mut dyn FnMut() -> bool| w.wait_until_timeout(ready, timeout);
         self.push_cold_on_copy(item, wait)

@@ -173,26 +173,21 @@ where
     /// The second fast path of every one-item push, after the cached claim
     /// ([`claim_fast`](Self::claim_fast)) failed: with several multi-producer writers, one CAS
     /// on the claim cursor ([`claim_shared_fast`](Self::claim_shared_fast)), then the store
-    /// and the publish, inlined. `Err(Ok(item))` gives the item back when the slow path must
-    /// decide (always on a single-producer ring, where this compiles to nothing);
-    /// `Err(Err(_))` is a claim that found the ring closed (and was withdrawn).
+    /// and the publish, inlined. [`SharedPush::Slow`] gives the item back when the slow path
+    /// must decide (always on a single-producer ring, where this compiles to nothing).
     #[inline(always)]
-    #[allow(clippy::type_complexity)]
-    pub(crate) fn push_shared(
-        &mut self,
-        item: S::Item,
-    ) -> Result<(), Result<S::Item, PushError<S::Item>>> {
+    pub(crate) fn push_shared(&mut self, item: S::Item) -> SharedPush<S::Item> {
         if P::MULTI {
             match Self::claim_shared_fast(&self.ring, 1) {
                 Some(Ok(start)) => {
                     self.write_one_shared(start, item);
-                    return Ok(());
+                    return SharedPush::Pushed;
                 }
-                Some(Err(e)) => return Err(Err(PushError::from_reserve(e, item))),
+                Some(Err(e)) => return SharedPush::Failed(PushError::from_reserve(e, item)),
                 None => {}
             }
         }
-        Err(Ok(item))
+        SharedPush::Slow(item)
     }
 
     /// [`write_one_in`](Self::write_one_in) for a slot [`claim_shared_fast`](Self::claim_shared_fast)
@@ -300,4 +295,14 @@ where
         self.local.room -= 1; // the fast claim checked `1 ≤ room`
         ring.data.notify_all();
     }
+}
+
+/// What [`Writer::push_shared`] did with an item.
+pub(crate) enum SharedPush<T> {
+    /// Stored and published.
+    Pushed,
+    /// Not tried here: the slow path decides (the item comes back).
+    Slow(T),
+    /// The claim found the ring closed (and was withdrawn).
+    Failed(PushError<T>),
 }

@@ -21,6 +21,14 @@ pub struct Event<Ctx: 'static, const WORDS: usize> {
     pub(crate) callback: SendCallbackSlot<ByMut<Ctx>, (), WORDS>,
 }
 
+impl<Ctx: 'static, const WORDS: usize> std::fmt::Debug for Event<Ctx, WORDS> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Event")
+            .field("posted", &!self.callback.is_empty())
+            .finish()
+    }
+}
+
 impl<Ctx: 'static, const WORDS: usize> Default for Event<Ctx, WORDS> {
     fn default() -> Self {
         Self {
@@ -38,7 +46,7 @@ use crate::owned::OwnedMultiProducer;
 /// dispatcher's own spin-and-yield phase, see `backoff.rs`), and room for exactly one reader
 /// (the last parameter), so the worker's read spans give `&mut` access
 /// ([`ReadSpan::as_mut_slices`](spanring_core::ReadSpan::as_mut_slices)).
-pub type EventRing<Ctx, const WORDS: usize, P> =
+pub(super) type EventRing<Ctx, const WORDS: usize, P> =
     Ring<HeapStorage<Event<Ctx, WORDS>>, P, BlockingWait, 1>;
 
 mod sealed {

@@ -162,9 +162,9 @@ fn membarrier(cmd: libc::c_int) -> libc::c_long {
 /// `libc` crate).
 #[cfg(not(miri))]
 mod libc_membarrier {
-    pub const QUERY: libc::c_int = 0;
-    pub const PRIVATE_EXPEDITED: libc::c_int = 1 << 3;
-    pub const REGISTER_PRIVATE_EXPEDITED: libc::c_int = 1 << 4;
+    pub(super) const QUERY: libc::c_int = 0;
+    pub(super) const PRIVATE_EXPEDITED: libc::c_int = 1 << 3;
+    pub(super) const REGISTER_PRIVATE_EXPEDITED: libc::c_int = 1 << 4;
 }
 
 #[cfg(test)]
