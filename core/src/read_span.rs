@@ -26,6 +26,7 @@ use crate::{Reader, Ring, Storage, WaitStrategy};
 /// span.consume(1); // only the first
 /// assert_eq!(r.try_read(3).unwrap().to_array::<2>(), Some([2, 3]));
 /// ```
+#[must_use = "a span consumes its items when dropped: read them first (or `consume(0)` to leave them)"]
 pub struct ReadSpan<'r, R>
 where
     R: Deref,

@@ -41,6 +41,7 @@ use crate::{Ring, Storage, WaitStrategy, Writer};
 /// span.publish(2); // 12 is released, not published
 /// assert_eq!(r.try_read(8).unwrap().to_array::<2>(), Some([10, 11]));
 /// ```
+#[must_use = "a span publishes its slots when dropped: fill it first (or `publish(0)` to give them back)"]
 pub struct WriteSpan<'w, R>
 where
     R: Deref,

@@ -23,7 +23,7 @@ fn mut_span_crossing_the_end_comes_as_two_slices_and_changes_stay() {
 
     // Move the cursors to 3, so the next 3-item span covers slots 3, 0, 1.
     w.try_reserve(3).unwrap().fill(None);
-    r.try_read(3).unwrap();
+    r.try_read(3).unwrap().consume(3);
 
     let mut span = w.try_reserve(3).unwrap();
     for (i, slot) in span.iter_mut().enumerate() {
