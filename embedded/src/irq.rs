@@ -12,8 +12,8 @@
 use core::cell::UnsafeCell;
 use core::sync::atomic::compiler_fence;
 
-use spanring_core::sync::{AtomicBool, AtomicUsize, Ordering};
 use spanring_core::callback::SendCallbackSlot;
+use spanring_core::sync::{AtomicBool, AtomicUsize, Ordering};
 
 /// The interrupt's work: any `FnMut() + Send` whose captures fit in 6 words (a `Writer` is 3).
 type Work = SendCallbackSlot<(), (), 6>;

@@ -6,9 +6,9 @@
 #![no_std]
 #![no_main]
 
-use spanring_core::{InlineStorage, Ring};
 use spanring_core::callback::ByMut;
 use spanring_core::callback::SendCallbackSlot;
+use spanring_core::{InlineStorage, Ring};
 use spanring_embedded::irq::{self, IrqCount};
 use spanring_embedded::{board, check::InOrder, report::Report};
 
