@@ -89,13 +89,13 @@ where
     where
         R: RingRef,
     {
-        if let Some(m) = ring.producer.multi() {
+        if let Some(m) = ring.state.producer.multi() {
             // Multi-producer: the published cursor is a hint; bring it up to date first, so
             // the reader starts at the current frontier (module docs of `claim`).
-            m.walk_hint(&ring.layout, &ring.published);
+            m.walk_hint(&ring.state.layout, &ring.state.published);
         }
-        let slot = ring.readers.attach(ring.published.as_atomic())?;
-        let cursor = ring.readers.cursor(slot);
+        let slot = ring.state.readers.attach(ring.state.published.as_atomic())?;
+        let cursor = ring.state.readers.cursor(slot);
         let reader = Self {
             ring,
             pos: ReadPos::new(slot, cursor),
@@ -199,14 +199,14 @@ where
     /// ```
     pub fn available(&self) -> usize {
         let ring = &*self.ring;
-        let Some(m) = ring.producer.multi() else {
+        let Some(m) = ring.state.producer.multi() else {
             // Acquire: as in `refresh`.
-            let published = ring.published.load(Ordering::Acquire);
-            return ring.layout.distance(self.pos.cursor, published).max(0) as usize;
+            let published = ring.state.published.load(Ordering::Acquire);
+            return ring.state.layout.distance(self.pos.cursor, published).max(0) as usize;
         };
         // Multi-producer: walk the records from the front (data and holes alike).
-        let layout = &ring.layout;
-        let mut total = self.pos.ready(&ring.layout);
+        let layout = &ring.state.layout;
+        let mut total = self.pos.ready(&ring.state.layout);
         let mut front = layout.advance(self.pos.cursor, total);
         while total < layout.capacity() {
             match m.record(layout, front) {
@@ -542,7 +542,7 @@ where
                 // `Layout::advance(cursor, 1)`, and still at or before `end` and `front`,
                 // which stay (`ReadPos::consumed` would keep them too).
                 let next = self.pos.cursor.wrapping_add(1);
-                debug_assert_eq!(next, self.ring.layout.advance(self.pos.cursor, 1));
+                debug_assert_eq!(next, self.ring.state.layout.advance(self.pos.cursor, 1));
                 self.pos.cursor = next;
                 self.ring.publish_read(self.pos.slot, next);
             }

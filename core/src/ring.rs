@@ -3,11 +3,11 @@
 use crate::cache_padded::CachePadded;
 use crate::claim::{ClaimMode, MultiClaim, MultiProducer, SingleProducer};
 use crate::error::CapacityError;
+use crate::protocol::state::RingState;
 use crate::layout::Layout;
 use crate::readers::ReadPos;
 use crate::readers::ReaderRegistry;
-use crate::sequence::Sequence;
-use crate::sync::{AtomicBool, AtomicUsize, Ordering};
+use crate::sync::Ordering;
 use crate::{BusySpin, Storage, WaitStrategy};
 
 /// A broadcast ring buffer: writers reserve spans of slots, fill them and publish them; every
@@ -46,22 +46,13 @@ pub struct Ring<
     W: WaitStrategy = BusySpin,
     const READERS: usize = 4,
 > {
-    pub(crate) published: Sequence,
-    pub(crate) readers: ReaderRegistry<READERS>,
-    pub(crate) producer: P,
-    pub(crate) writers: AtomicUsize,
-    /// Set by [`close`](Ring::close): new claims fail from then on.
-    pub(crate) closed: AtomicBool,
-    /// Set once no span claimed before the close can still be published: only then may a
-    /// drained reader report `Closed` (see [`close`](Ring::close)).
-    pub(crate) sealed: AtomicBool,
+    /// The protocol's shared state (`protocol::state`).
+    pub(crate) state: RingState<P, READERS>,
     /// Writers wait here for free slots; readers notify it when they consume or detach.
     /// Padded: writers and readers notify the two sides from different cores.
     pub(crate) space: CachePadded<W>,
     /// Readers wait here for items; writers notify it when they publish or close.
     pub(crate) data: CachePadded<W>,
-    pub(crate) layout: Layout,
-    pub(crate) start: usize,
     pub(crate) storage: S,
 }
 
@@ -186,16 +177,9 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
             data: W,
         ) -> Self {
             Self {
-                published: Sequence::new(start),
-                readers,
-                producer,
-                writers: AtomicUsize::new(0),
-                closed: AtomicBool::new(false),
-                sealed: AtomicBool::new(false),
+                state: RingState::new(layout, start, readers, producer),
                 space: CachePadded::new(space),
                 data: CachePadded::new(data),
-                layout,
-                start,
                 storage,
             }
         }
@@ -231,7 +215,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// assert_eq!(err, ReserveError::TooLarge { requested: 7, capacity: 6 });
     /// ```
     pub fn capacity(&self) -> usize {
-        self.layout.capacity()
+        self.state.layout.capacity()
     }
 
     /// The cursor layout (slot mapping) of this ring.
@@ -246,7 +230,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// assert_eq!(layout.index(ring.start()), 2); // to the lap's last slot
     /// ```
     pub fn layout(&self) -> &Layout {
-        &self.layout
+        &self.state.layout
     }
 
     /// The cursor the ring started at.
@@ -262,7 +246,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// ```
     #[inline]
     pub fn start(&self) -> usize {
-        self.start
+        self.state.start
     }
 
     /// The public cursor: every item before it is published (on a multi-producer ring: or
@@ -280,10 +264,10 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// assert_eq!(ring.published(), 2);
     /// ```
     pub fn published(&self) -> usize {
-        match self.producer.multi() {
-            Some(m) => m.walk_hint(&self.layout, &self.published),
+        match self.state.producer.multi() {
+            Some(m) => m.walk_hint(&self.state.layout, &self.state.published),
             // Acquire: a caller that then reads slots must see their contents.
-            None => self.published.load(Ordering::Acquire),
+            None => self.state.published.load(Ordering::Acquire),
         }
     }
 
@@ -325,13 +309,13 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// assert_eq!(writer.try_reserve(1).unwrap_err(), ReserveError::Closed);
     /// ```
     pub fn close(&self) {
-        match self.producer.multi() {
+        match self.state.producer.multi() {
             Some(m) => {
                 // The CAS on the writers word decides the one closer, and whether the ring's
                 // only writer may be claiming with a plain store (then it seals, not us).
-                if let Some(deferred) = crate::writers::close_multi(&self.writers) {
+                if let Some(deferred) = crate::writers::close_multi(&self.state.writers) {
                     // Release: a claimant that acquires the RMW below sees this.
-                    self.closed.store(true, Ordering::Release);
+                    self.state.closed.store(true, Ordering::Release);
                     if !deferred {
                         // Release RMW on the claim cursor, after the store above: a claim CAS
                         // that comes later in the cursor's modification order reads this RMW
@@ -351,8 +335,8 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
                 // AcqRel RMW on the writer count: a writer attaching later reads it (Acquire in
                 // `take_writer`) and so sees `closed`; a writer attached earlier is counted and
                 // will seal itself (it alone knows whether its span is in flight).
-                if !self.closed.swap(true, Ordering::AcqRel)
-                    && self.writers.fetch_add(0, Ordering::AcqRel) == 0
+                if !self.state.closed.swap(true, Ordering::AcqRel)
+                    && self.state.writers.fetch_add(0, Ordering::AcqRel) == 0
                 {
                     self.seal();
                 }
@@ -369,7 +353,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
         // Release: a reader that acquires `sealed` sees every publication made before it (the
         // single-producer writer's last publish, or the multi-producer close RMW on the claim
         // cursor, which bounds what readers wait for).
-        self.sealed.store(true, Ordering::Release);
+        self.state.sealed.store(true, Ordering::Release);
         self.data.notify_all();
     }
 
@@ -387,26 +371,6 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
         }
     }
 
-    /// Once the close is sealed: the cursor at which the stream ends *for now* (readers at it
-    /// are done only if nothing published is left). `None` while the ring is open or spans
-    /// claimed before the close may still be published.
-    #[inline]
-    pub(crate) fn end_of_stream(&self) -> Option<usize> {
-        // Acquire: pairs with `seal`'s Release.
-        if !self.sealed.load(Ordering::Acquire) {
-            return None;
-        }
-        Some(match self.producer.multi() {
-            // Acquire: the claim cursor as of now, not older than the close RMW (which happens
-            // before `seal`). Every slot below it is published, skipped or given back only
-            // after its claimant finished; claims after the close withdraw (give back or skip),
-            // so a reader at this value that sees nothing published is done.
-            Some(m) => m.claim().load(Ordering::Acquire),
-            // Acquire: the writer published everything before it sealed.
-            None => self.published.load(Ordering::Acquire),
-        })
-    }
-
     /// Whether [`close`](Self::close) was called (or the last writer dropped): new
     /// reservations fail. Readers may still have items to drain (and, on a single-producer
     /// ring, a span reserved before the close may still be published).
@@ -422,7 +386,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// ```
     pub fn is_closed(&self) -> bool {
         // Acquire: see `close`.
-        if self.closed.load(Ordering::Acquire) {
+        if self.state.closed.load(Ordering::Acquire) {
             return true;
         }
         // A multi-producer close decides in the writers word (its CAS sets `CLOSED`) and stores
@@ -430,8 +394,8 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
         // must agree with it (found by loom, `sole_writer_claim_races_close`, after a dispatcher
         // test under qemu saw a post fail `Closed` on a ring that said it was open). Acquire:
         // pairs with the close's AcqRel CAS, as the flag's load pairs with its store.
-        self.producer.multi().is_some()
-            && self.writers.load(Ordering::Acquire) & crate::writers::CLOSED != 0
+        self.state.producer.multi().is_some()
+            && self.state.writers.load(Ordering::Acquire) & crate::writers::CLOSED != 0
     }
 
     /// Readers attached right now (a snapshot).
@@ -447,7 +411,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// assert_eq!(ring.reader_count(), 1);
     /// ```
     pub fn reader_count(&self) -> usize {
-        self.readers.active()
+        self.state.readers.active()
     }
 
     /// The slot of `cursor`: a pointer into the storage (one item, initialised). What the caller
@@ -458,7 +422,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
         // SAFETY: a cursor's index is below the capacity (the lap encoding of `Layout` never
         // produces another), and the `Storage` contract makes `base..base + capacity` one
         // allocation of initialised items.
-        unsafe { self.storage.as_mut_ptr().add(self.layout.index(cursor)) }
+        unsafe { self.storage.as_mut_ptr().add(self.state.layout.index(cursor)) }
     }
 
     /// The span `[start, start + len)` as (first, second) raw parts, both derived from one
@@ -466,13 +430,13 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// ringbuf#15). Over double-mapped storage the second part is always empty.
     #[inline]
     pub(crate) fn parts(&self, start: usize, len: usize) -> SpanParts<S::Item> {
-        debug_assert!(len <= self.layout.capacity());
+        debug_assert!(len <= self.state.layout.capacity());
         let base = self.storage.as_mut_ptr();
-        let i = self.layout.index(start);
+        let i = self.state.layout.index(start);
         let first = if S::DOUBLE_MAPPED {
             len
         } else {
-            len.min(self.layout.capacity() - i)
+            len.min(self.state.layout.capacity() - i)
         };
         // SAFETY: `i < capacity`, so `base + i` is inside the storage allocation the `Storage`
         // contract promises (for double-mapped storage `i + len ≤ 2 × capacity` stays inside
@@ -498,40 +462,8 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// before it consumed), and wakes any that wait for space.
     #[inline(always)]
     pub(crate) fn publish_read(&self, slot: usize, cursor: usize) {
-        self.readers.store_own_cursor(slot, cursor);
+        self.state.readers.store_own_cursor(slot, cursor);
         self.space.notify_all();
-    }
-
-    /// Rescans the readers; returns the new minimum if the scan was clean.
-    #[inline]
-    pub(crate) fn refresh_min(&self) -> Option<usize> {
-        if let Some(m) = self.producer.multi() {
-            // The hint is the scan's starting minimum: walk it forward first, or it would hold
-            // writers back one capacity after it.
-            m.walk_hint(&self.layout, &self.published);
-        }
-        self.readers.refresh_min(self.published.as_atomic())
-    }
-
-    /// [`refresh_min`](Self::refresh_min) for a multi-producer writer that is the ring's only
-    /// one and has no span in flight: every slot before its claim cursor `claim` is published
-    /// (or skipped), so the hint moves there without walking the records.
-    #[inline]
-    pub(crate) fn refresh_min_sole(&self, claim: usize) -> Option<usize> {
-        // Acquire: as in `walk_hint` (the previous hint's walker released its records).
-        let h = self.published.load(Ordering::Acquire);
-        if self.layout.distance(h, claim) > 0 {
-            // Release: attachers and scans that acquire the hint see our records (and the data
-            // they announce). Failure: an attacher's walk moved it meanwhile (to a position
-            // at or before `claim`); a lower hint only costs a walk later, keep it.
-            let _ = self.published.as_atomic().compare_exchange(
-                h,
-                claim,
-                Ordering::Release,
-                Ordering::Relaxed,
-            );
-        }
-        self.readers.refresh_min(self.published.as_atomic())
     }
 }
 
@@ -601,7 +533,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
 
     #[inline]
     fn writer_dropped(&self, _: Internal) {
-        if crate::writers::last_writer_gone(&self.writers) {
+        if crate::writers::last_writer_gone(&self.state.writers) {
             self.close();
             // No writer is left, so no span is in flight: the close is complete (a ring closed
             // earlier by someone else was waiting for this writer to notice).
@@ -611,14 +543,14 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
 
     #[inline]
     fn reader_dropped(&self, slot: usize, _: Internal) {
-        self.readers.detach(slot);
+        self.state.readers.detach(slot);
         // A writer may be waiting for this reader only.
         self.space.notify_all();
     }
 
     #[inline]
     fn consume_span(&self, pos: &mut crate::readers::ReadPos, count: usize, _: Internal) {
-        let end = self.layout.advance(pos.cursor, count);
+        let end = self.state.layout.advance(pos.cursor, count);
         self.consume_to(pos, end, count);
     }
 
@@ -646,11 +578,11 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
         // a claim made by CAS it is unused until the cache is taken again, which resets it.
         // count == 0: the claim cursor never moved, the slots are simply claimed again.
         local.next = if count > 0 {
-            self.layout.advance(start, count)
+            self.state.layout.advance(start, count)
         } else {
             start
         };
-        match self.producer.multi() {
+        match self.state.producer.multi() {
             None => {
                 self.publish_single(local.next, count > 0);
                 return;
@@ -660,12 +592,12 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
                 // ring's only writer, and only that writer's clone clears the flag.
                 // SEAL_DEFERRED is a hint, as above: a close that lands after this load is
                 // seen by the next reserve (or the drop).
-                let word = self.writers.load(Ordering::Relaxed);
+                let word = self.state.writers.load(Ordering::Relaxed);
                 let flags = crate::writers::SOLE_CACHED | crate::writers::SEAL_DEFERRED;
                 // The span came from the cache (and nothing needs a call): publish like a
                 // single-producer writer (slots not published are claimed again next).
                 let fast = if word & flags == crate::writers::SOLE_CACHED {
-                    m.publish_sole_fast(&self.layout, start, count)
+                    m.publish_sole_fast(&self.state.layout, start, count)
                 } else {
                     None
                 };
@@ -687,11 +619,11 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Ring<S, P, W, N>
         if moved {
             // Release: the slot writes happen before any reader that acquires the published
             // cursor reads them.
-            self.published.store(next, Ordering::Release);
+            self.state.published.store(next, Ordering::Release);
         }
         // Relaxed: a hint; if a close is missed here the next reserve (or the drop) sees it
         // and seals. Sealing after this publish covers it (Release in `seal`).
-        if self.closed.load(Ordering::Relaxed) {
+        if self.state.closed.load(Ordering::Relaxed) {
             self.seal();
         }
         self.data.notify_all();
@@ -704,9 +636,9 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Ring<S, P, W, N>
     #[inline(never)]
     fn finish_multi(&self, m: &P::Multi, start: usize, reserved: usize, count: usize, word: usize) {
         if word & crate::writers::SOLE_CACHED != 0 {
-            m.publish_sole(&self.layout, start, count);
+            m.publish_sole(&self.state.layout, start, count);
         } else {
-            m.publish(&self.layout, start, reserved, count);
+            m.publish(&self.state.layout, start, reserved, count);
         }
         self.after_shared_publish();
     }
@@ -718,7 +650,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Ring<S, P, W, N>
         // Relaxed: a hint, as in `finish_span`; the seal's Release orders our record before it.
         // (Set when the close found this writer alone: the others dropped, or it is the cache
         // holder.)
-        if self.writers.load(Ordering::Relaxed) & crate::writers::SEAL_DEFERRED != 0 {
+        if self.state.writers.load(Ordering::Relaxed) & crate::writers::SEAL_DEFERRED != 0 {
             self.seal();
         }
         self.data.notify_all();

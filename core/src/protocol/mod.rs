@@ -24,6 +24,7 @@
 pub(crate) mod multi;
 pub(crate) mod read;
 pub(crate) mod single;
+pub(crate) mod state;
 
 use core::ops::Deref;
 
@@ -67,7 +68,7 @@ where
             }
         }
         // Relaxed: a hint, as in `claim_fast` (the multi-producer path reads the writers word).
-        let closed = !P::MULTI && ring.closed.load(Ordering::Relaxed);
+        let closed = !P::MULTI && ring.state.closed.load(Ordering::Relaxed);
         Self::claim_in_slow(ring, local, n, closed)
     }
 
@@ -80,14 +81,14 @@ where
             // Relaxed: the flag is set by this writer and cleared only by a clone of it, both
             // ordered before this load (writers module); a close racing the load defers its
             // seal to us, so a claim that misses it counts as made before it.
-            if ring.writers.load(Ordering::Relaxed) == writers::CACHED && n <= local.room {
+            if ring.state.writers.load(Ordering::Relaxed) == writers::CACHED && n <= local.room {
                 // The cache holder keeps its claim cursor in `next` too (set when it takes the
                 // cache, moved with every publish), so the claim loads no shared word that the
                 // last publish stored: the chain from one push to the next stays in registers.
                 // (Not under loom: an extra atomic load there would only grow the models.
                 // Relaxed: only this writer stores the cursor while it holds the cache.)
                 #[cfg(not(spanring_loom))]
-                debug_assert!(ring.producer.multi().is_some_and(
+                debug_assert!(ring.state.producer.multi().is_some_and(
                     |m| crate::claim::MultiClaim::claim(m).load(Ordering::Relaxed) == local.next
                 ));
                 return Some(local.next); // as single-producer
@@ -95,7 +96,7 @@ where
             return None; // the writers word decides, in `claim_in_slow`
         }
         // Relaxed: a hint; nothing is read on the strength of it.
-        let closed = ring.closed.load(Ordering::Relaxed);
+        let closed = ring.state.closed.load(Ordering::Relaxed);
         // One compare against the cached free count.
         (n <= local.room && !closed).then_some(local.next)
     }
@@ -119,7 +120,7 @@ where
         if closed {
             return Err(Self::closed_for_claim(ring));
         }
-        match ring.producer.multi() {
+        match ring.state.producer.multi() {
             None => Self::claim_single_slow(ring, local, n),
             Some(m) => Self::claim_multi_slow(ring, local, m, n),
         }
@@ -140,7 +141,7 @@ where
     /// a minimum that gives no space the close could have freed.
     #[inline]
     pub(crate) fn closed_since_scan(ring: &Ring<S, P, W, N>) -> bool {
-        ring.closed.load(Ordering::Relaxed)
+        ring.state.closed.load(Ordering::Relaxed)
     }
 
     /// A claim found the ring closed. A single-producer writer, or the one writer a
@@ -150,7 +151,7 @@ where
     #[inline(never)]
     pub(crate) fn closed_for_claim(ring: &Ring<S, P, W, N>) -> ReserveError {
         // Acquire: the close's CAS (Release) decided the flags we read.
-        if !P::MULTI || ring.writers.load(Ordering::Acquire) & writers::SEAL_DEFERRED != 0 {
+        if !P::MULTI || ring.state.writers.load(Ordering::Acquire) & writers::SEAL_DEFERRED != 0 {
             ring.seal();
         }
         ReserveError::Closed

@@ -32,15 +32,15 @@ where
     ) -> Result<usize, ReserveError> {
         // Acquire: a writer that left (AcqRel decrement) made its claims visible to
         // our claim-cursor loads; see the writers module for the sole-writer claim.
-        let mut word = ring.writers.load(Ordering::Acquire);
+        let mut word = ring.state.writers.load(Ordering::Acquire);
         loop {
             if word & writers::CLOSED != 0 {
                 return Err(Self::closed_for_claim(ring));
             }
             if word == writers::SOLO {
-                if !writers::take_cache(&ring.writers) {
+                if !writers::take_cache(&ring.state.writers) {
                     // Acquire: as the load above, re-read after a change.
-                    word = ring.writers.load(Ordering::Acquire);
+                    word = ring.state.writers.load(Ordering::Acquire);
                     continue;
                 }
                 // No room: a limit left from an earlier time this writer held the
@@ -75,17 +75,17 @@ where
         ring: &Ring<S, P, W, N>,
         n: usize,
     ) -> Option<Result<usize, ReserveError>> {
-        let m = ring.producer.multi()?;
+        let m = ring.state.producer.multi()?;
         // Acquire: as in `claim_in_slow` (a writer that left made its claims visible to our
         // claim-cursor load).
-        let word = ring.writers.load(Ordering::Acquire);
+        let word = ring.state.writers.load(Ordering::Acquire);
         if !writers::shared_claim_allowed(word) {
             return None;
         }
-        let layout = &ring.layout;
+        let layout = &ring.state.layout;
         // As in `claim_multi`: the cached minimum first, then the claim cursor (Relaxed: the
         // CAS validates it); a negative or over-capacity `used` sends us to the slow path.
-        let min = ring.readers.cached_min();
+        let min = ring.state.readers.cached_min();
         let c = m.claim().load(Ordering::Relaxed);
         let used = layout.distance(min, c);
         if used < 0 || ring.capacity().saturating_sub(used as usize) < n {
@@ -103,7 +103,7 @@ where
             )
             .ok()?;
         // Relaxed: as in `claim_multi`.
-        if ring.closed.load(Ordering::Relaxed) {
+        if ring.state.closed.load(Ordering::Relaxed) {
             return Some(Err(Self::withdraw(ring, c, n)));
         }
         Some(Ok(c))
@@ -119,7 +119,7 @@ where
         claim: usize,
         n: usize,
     ) -> Result<usize, ReserveError> {
-        let layout = &ring.layout;
+        let layout = &ring.state.layout;
         // Only this writer moves the claim cursor while it holds the cache: the fast path
         // claims from this copy.
         local.next = claim;
@@ -139,7 +139,7 @@ where
         // rescan.
         let mut free = local.free(layout, claim);
         if free < n {
-            if let Some(min) = ring.refresh_min_sole(claim) {
+            if let Some(min) = ring.state.refresh_min_sole(claim) {
                 local.limit = SpLocal::limit_for(layout, min);
             }
             if Self::closed_since_scan(ring) {
@@ -162,7 +162,7 @@ where
         n: usize,
     ) -> Result<usize, ReserveError> {
         let cap = ring.capacity();
-        let layout = &ring.layout;
+        let layout = &ring.state.layout;
         let mut lost = 0;
         loop {
             // The cached minimum first, then the claim: the minimum is ≤ the claim cursor at
@@ -170,7 +170,7 @@ where
             // is stale (then the CAS fails anyway). `used` can exceed the capacity when a
             // writer stored an older (still valid, lower) minimum over a newer one: that
             // only means "rescan", hence the saturating subtraction.
-            let mut min = ring.readers.cached_min();
+            let mut min = ring.state.readers.cached_min();
             // Relaxed: the CAS below validates the value; slot reuse is ordered by the
             // Acquire loads of reader cursors (or of the cached minimum) instead.
             let c = m.claim().load(Ordering::Relaxed);
@@ -179,7 +179,7 @@ where
                 continue;
             }
             if cap.saturating_sub(used as usize) < n {
-                if let Some(fresh) = ring.refresh_min() {
+                if let Some(fresh) = ring.state.refresh_min() {
                     min = fresh;
                 }
                 used = layout.distance(min, c);
@@ -210,7 +210,7 @@ where
                 // Relaxed: if our CAS came after the close's RMW in the cursor's order, the
                 // Acquire above made `closed` visible; if it came before, the close counts
                 // our claim and readers wait for it, so going on is right either way.
-                if ring.closed.load(Ordering::Relaxed) {
+                if ring.state.closed.load(Ordering::Relaxed) {
                     return Err(Self::withdraw(ring, c, n));
                 }
                 return Ok(c);
@@ -226,8 +226,8 @@ where
     #[cold]
     #[inline(never)]
     pub(crate) fn withdraw(ring: &Ring<S, P, W, N>, start: usize, n: usize) -> ReserveError {
-        if let Some(m) = ring.producer.multi() {
-            m.publish(&ring.layout, start, n, 0);
+        if let Some(m) = ring.state.producer.multi() {
+            m.publish(&ring.state.layout, start, n, 0);
         }
         ring.data.notify_all();
         Self::closed_for_claim(ring)

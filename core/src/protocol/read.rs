@@ -58,7 +58,7 @@ pub(crate) fn wait_for_in<S: Storage, P: ClaimMode, W: WaitStrategy, const N: us
     }
     let want = want.min(max).max(1);
     let mut outcome = poll_at_least(ring, &mut pos, want, max);
-    if outcome.is_ok() && pace.applies(pos.ready(&ring.layout)) {
+    if outcome.is_ok() && pace.applies(pos.ready(&ring.state.layout)) {
         // Found a few: let the writers get ahead, then look once more (`Pacing`). The second
         // poll only extends what is known; what the first found stays found.
         pace.spin();
@@ -170,11 +170,11 @@ pub(crate) fn poll_at_least<S: Storage, P: ClaimMode, W: WaitStrategy, const N: 
     if polled.count >= want || polled.cut_by_hole {
         return Ok(polled.count);
     }
-    if let Some(end) = ring.end_of_stream() {
+    if let Some(end) = ring.state.end_of_stream() {
         // Sealed: nothing will be published after `end`; if what we see reaches it, no more
         // can come.
         let polled = poll(ring, pos, max)?;
-        let seen_to = ring.layout.advance(pos.cursor, polled.known);
+        let seen_to = ring.state.layout.advance(pos.cursor, polled.known);
         if polled.count >= want || seen_to == end {
             return Ok(polled.count);
         }
@@ -206,12 +206,12 @@ pub(crate) fn refresh<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>
 ) -> usize {
     // Acquire: pairs with the writers' Release publication; the slots before it are then safe
     // to read.
-    let published = ring.published.load(Ordering::Acquire);
-    let ready = ring.layout.distance(pos.cursor, published).max(0) as usize;
+    let published = ring.state.published.load(Ordering::Acquire);
+    let ready = ring.state.layout.distance(pos.cursor, published).max(0) as usize;
     // `published` is `ready` items on (never behind the cursor: the reader attached at the
     // published cursor and reads only below it).
     pos.set_ready(
-        &ring.layout,
+        &ring.state.layout,
         if ready > 0 { published } else { pos.cursor },
         ready,
     );
@@ -226,14 +226,14 @@ pub(crate) fn poll<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     max: usize,
 ) -> Result<Polled, ReadError> {
     resync(ring, pos);
-    if let Some(m) = ring.producer.multi() {
+    if let Some(m) = ring.state.producer.multi() {
         return poll_records(ring, m, pos, max);
     }
-    let mut available = pos.ready(&ring.layout);
+    let mut available = pos.ready(&ring.state.layout);
     // (`max(1)`: even a zero-item read must know whether anything is there.)
     if available >= max.max(1) {
         // Known already (a consume past a lap's last slot left no plain steps): set them.
-        pos.set_end(&ring.layout, available);
+        pos.set_end(&ring.state.layout, available);
     } else {
         available = refresh(ring, pos);
         if available == 0 {
@@ -241,7 +241,7 @@ pub(crate) fn poll<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
             // publication of every span claimed before the close, so a reader that sees
             // the seal, is at the end of the stream and sees nothing new has read
             // everything (`Ring::close`).
-            let Some(end) = ring.end_of_stream() else {
+            let Some(end) = ring.state.end_of_stream() else {
                 return Err(ReadError::Empty);
             };
             available = refresh(ring, pos);
@@ -280,9 +280,9 @@ pub(crate) fn resync<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
     ring: &Ring<S, P, W, N>,
     pos: &mut ReadPos,
 ) {
-    let registered = ring.readers.cursor(pos.slot);
+    let registered = ring.state.readers.cursor(pos.slot);
     if registered != pos.cursor {
-        resync_cold(&ring.layout, pos, registered);
+        resync_cold(&ring.state.layout, pos, registered);
     }
 }
 
@@ -336,7 +336,7 @@ pub(crate) fn poll_records<S: Storage, P: ClaimMode, W: WaitStrategy, const N: u
             }
             return Err(ReadError::Empty); // a span claimed before the close is in flight
         }
-        match ring.end_of_stream() {
+        match ring.state.end_of_stream() {
             None => return Err(ReadError::Empty),
             Some(at) => end = Some(at),
         }
@@ -353,7 +353,7 @@ pub(crate) fn walk_records<S: Storage, P: ClaimMode, W: WaitStrategy, const N: u
     pos: &mut ReadPos,
     want: usize,
 ) -> (usize, bool) {
-    let layout = &ring.layout;
+    let layout = &ring.state.layout;
     let mut ready = pos.ready(layout);
     let mut front = pos.front();
     let mut hole = false;

@@ -34,18 +34,18 @@ where
         local: &mut SpLocal,
         n: usize,
     ) -> Result<usize, ReserveError> {
-        let layout = &ring.layout;
+        let layout = &ring.state.layout;
         // The claim cursor is the published cursor whenever no span is in flight (a
         // span borrows the writer, so none is now): start from it, not from the
         // handle's copy, which a `try_push` that unwound in `try_push_cold_in` after
         // its publish left one slot behind (`try_push_cold_on_copy`). Relaxed: only
         // this writer stores it.
-        local.next = ring.published.load(Ordering::Relaxed);
+        local.next = ring.state.published.load(Ordering::Relaxed);
         // The fast path stops short of the lap's last slot: the cached limit may
         // still cover the claim, and then the readers need no rescan.
         let mut free = local.free(layout, local.next);
         if free < n {
-            if let Some(min) = ring.refresh_min() {
+            if let Some(min) = ring.state.refresh_min() {
                 local.limit = SpLocal::limit_for(layout, min);
             }
             if Self::closed_since_scan(ring) {
@@ -69,9 +69,9 @@ where
         next: usize,
         n: usize,
     ) -> Option<WatchedReader> {
-        let (slot, cursor) = ring.readers.slowest()?;
+        let (slot, cursor) = ring.state.readers.slowest()?;
         // Only this writer moves `next`, and the reader never passes it: `used ≥ 0`.
-        let used = ring.layout.distance(cursor, next);
+        let used = ring.state.layout.distance(cursor, next);
         let free = ring.capacity().saturating_sub(used.max(0) as usize);
         (used >= 0 && free < n).then_some(WatchedReader { slot, cursor })
     }
@@ -100,6 +100,6 @@ impl WatchedReader {
         // reader, so a close made before the waiting strategy's `notify_all` is seen by the
         // check that follows the wake-up, whatever the watched reader does (the strategy's
         // contract: a check after registration sees every store made before a later notify).
-        !ring.closed.load(Ordering::Relaxed) && ring.readers.holds_at(self.slot, self.cursor)
+        !ring.state.closed.load(Ordering::Relaxed) && ring.state.readers.holds_at(self.slot, self.cursor)
     }
 }

@@ -88,22 +88,22 @@ where
         if ring.is_closed() {
             return Err(AttachError::Closed);
         }
-        if !ring.producer.take_writer(&ring.writers) {
+        if !ring.state.producer.take_writer(&ring.state.writers) {
             return Err(AttachError::WriterTaken);
         }
         // A limit from the cached minimum (a lower bound of every reader cursor, and not past
         // the published cursor where a single-producer writer's claims continue). A
         // multi-producer writer sets its own when it takes the sole-writer cache.
         let mut local = SpLocal {
-            limit: SpLocal::limit_for(&ring.layout, ring.readers.cached_min()),
+            limit: SpLocal::limit_for(&ring.state.layout, ring.state.readers.cached_min()),
             // Relaxed: only this writer stores it (single-producer; unused otherwise).
-            next: ring.published.load(Ordering::Relaxed),
+            next: ring.state.published.load(Ordering::Relaxed),
             room: 0,
         };
         local.room = SpLocal::fast_room(
-            &ring.layout,
+            &ring.state.layout,
             local.next,
-            local.free(&ring.layout, local.next),
+            local.free(&ring.state.layout, local.next),
         );
         let writer = Self { ring, local };
         // A writer of a closed ring could claim nothing: refuse it now, not at its first
@@ -148,14 +148,15 @@ where
     pub fn free(&self) -> usize {
         let ring = &*self.ring;
         let min = ring
+            .state
             .refresh_min()
-            .unwrap_or_else(|| ring.readers.cached_min());
-        let claim = match ring.producer.multi() {
+            .unwrap_or_else(|| ring.state.readers.cached_min());
+        let claim = match ring.state.producer.multi() {
             Some(m) => m.claim().load(Ordering::Relaxed),
             // Relaxed: only this writer stores it.
-            None => ring.published.load(Ordering::Relaxed),
+            None => ring.state.published.load(Ordering::Relaxed),
         };
-        let used = ring.layout.distance(min, claim).max(0) as usize;
+        let used = ring.state.layout.distance(min, claim).max(0) as usize;
         ring.capacity().saturating_sub(used)
     }
 
@@ -420,7 +421,7 @@ where
     fn clone(&self) -> Self {
         // The owner holds no span now (`&self`), so a close that deferred its seal to it is
         // complete: seal it before a second writer exists (writers module).
-        if writers::add_clone(&self.ring.writers) {
+        if writers::add_clone(&self.ring.state.writers) {
             self.ring.seal();
         }
         Self {

@@ -198,7 +198,7 @@ where
     #[inline(always)]
     pub(crate) fn write_one_shared(&mut self, start: usize, item: S::Item) {
         let ring = &*self.ring;
-        let Some(m) = ring.producer.multi() else {
+        let Some(m) = ring.state.producer.multi() else {
             return; // unreachable: only called on a multi-producer ring
         };
         let guard = PublishNoneOnUnwind::new(ring, start, 1);
@@ -209,7 +209,7 @@ where
         // which the assignment drops.
         unsafe { *ring.slot(start) = item };
         guard.disarm();
-        m.publish_one(&ring.layout, start);
+        m.publish_one(&ring.state.layout, start);
         ring.after_shared_publish();
     }
 
@@ -225,7 +225,7 @@ where
         // The index of `start` is below `capacity − 1`, so adding one carries into no lap
         // bit: the same cursor `Layout::advance(start, 1)` computes.
         let next = start.wrapping_add(1);
-        debug_assert_eq!(next, self.ring.layout.advance(start, 1));
+        debug_assert_eq!(next, self.ring.state.layout.advance(start, 1));
         // The private state first: the publish ends in the wait strategy's `notify_all`, user
         // code that may panic, and a writer left behind its published cursor would claim the
         // published slot again (ring.rs, `finish_span`).
@@ -278,7 +278,7 @@ where
     #[inline(always)]
     pub(crate) fn write_one_sole_fast(&mut self, start: usize, item: S::Item) {
         let ring = &*self.ring;
-        let Some(m) = ring.producer.multi() else {
+        let Some(m) = ring.state.producer.multi() else {
             return; // unreachable: `P::MULTI`
         };
         let guard = PublishNoneOnUnwind::new(ring, start, 1);
@@ -288,7 +288,7 @@ where
         // which the assignment drops.
         unsafe { *ring.slot(start) = item };
         guard.disarm();
-        m.publish_sole_one(&ring.layout, start);
+        m.publish_sole_one(&ring.state.layout, start);
         // Before `notify_all`, which may panic (as in `write_one_fast`). The claim cursor's
         // copy moves as `publish_sole_one` moved the cursor (never the lap's last slot).
         self.local.next = start.wrapping_add(1);
