@@ -94,7 +94,10 @@ where
             // the reader starts at the current frontier (module docs of `claim`).
             m.walk_hint(&ring.state.layout, &ring.state.published);
         }
-        let slot = ring.state.readers.attach(ring.state.published.as_atomic())?;
+        let slot = ring
+            .state
+            .readers
+            .attach(ring.state.published.as_atomic())?;
         let cursor = ring.state.readers.cursor(slot);
         let reader = Self {
             ring,
@@ -202,7 +205,11 @@ where
         let Some(m) = ring.state.producer.multi() else {
             // Acquire: as in `refresh`.
             let published = ring.state.published.load(Ordering::Acquire);
-            return ring.state.layout.distance(self.pos.cursor, published).max(0) as usize;
+            return ring
+                .state
+                .layout
+                .distance(self.pos.cursor, published)
+                .max(0) as usize;
         };
         // Multi-producer: walk the records from the front (data and holes alike).
         let layout = &ring.state.layout;

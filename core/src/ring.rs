@@ -3,8 +3,8 @@
 use crate::cache_padded::CachePadded;
 use crate::claim::{ClaimMode, MultiClaim, MultiProducer, SingleProducer};
 use crate::error::CapacityError;
-use crate::protocol::state::RingState;
 use crate::layout::Layout;
+use crate::protocol::state::RingState;
 use crate::readers::ReadPos;
 use crate::readers::ReaderRegistry;
 use crate::sync::Ordering;
@@ -350,10 +350,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// claimed before the close can still be published.
     #[inline]
     pub(crate) fn seal(&self) {
-        // Release: a reader that acquires `sealed` sees every publication made before it (the
-        // single-producer writer's last publish, or the multi-producer close RMW on the claim
-        // cursor, which bounds what readers wait for).
-        self.state.sealed.store(true, Ordering::Release);
+        self.state.seal();
         self.data.notify_all();
     }
 
@@ -422,7 +419,11 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
         // SAFETY: a cursor's index is below the capacity (the lap encoding of `Layout` never
         // produces another), and the `Storage` contract makes `base..base + capacity` one
         // allocation of initialised items.
-        unsafe { self.storage.as_mut_ptr().add(self.state.layout.index(cursor)) }
+        unsafe {
+            self.storage
+                .as_mut_ptr()
+                .add(self.state.layout.index(cursor))
+        }
     }
 
     /// The span `[start, start + len)` as (first, second) raw parts, both derived from one

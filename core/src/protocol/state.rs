@@ -67,6 +67,16 @@ impl<P: ClaimMode, const READERS: usize> RingState<P, READERS> {
         }
     }
 
+    /// Marks the close complete for readers (`Ring::close`): no span claimed before the close
+    /// can still be published. The caller wakes the readers.
+    #[inline]
+    pub(crate) fn seal(&self) {
+        // Release: a reader that acquires `sealed` sees every publication made before it (the
+        // single-producer writer's last publish, or the multi-producer close RMW on the claim
+        // cursor, which bounds what readers wait for).
+        self.sealed.store(true, Ordering::Release);
+    }
+
     /// Number of slots.
     #[inline]
     pub(crate) fn capacity(&self) -> usize {

@@ -1,5 +1,7 @@
 //! [`Writer`]: the handle that reserves spans; single- or multi-producer by the ring's type.
 
+mod claim;
+mod guard;
 mod one_item;
 mod waiting;
 
@@ -208,7 +210,7 @@ where
     /// ```
     #[inline]
     pub fn try_push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
-        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
+        if let Some(start) = crate::protocol::claim_fast(&self.ring.state, &self.local, 1) {
             self.write_one_fast(start, item);
             return Ok(());
         }
@@ -243,7 +245,7 @@ where
     /// ```
     #[inline]
     pub fn push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
-        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
+        if let Some(start) = crate::protocol::claim_fast(&self.ring.state, &self.local, 1) {
             self.write_one_fast(start, item);
             return Ok(());
         }
@@ -288,7 +290,7 @@ where
     where
         W: WaitTimeout,
     {
-        if let Some(start) = Self::claim_fast(&self.ring, &self.local, 1) {
+        if let Some(start) = crate::protocol::claim_fast(&self.ring.state, &self.local, 1) {
             self.write_one_fast(start, item);
             return Ok(());
         }

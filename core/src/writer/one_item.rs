@@ -7,9 +7,9 @@
 
 use core::ops::Deref;
 
+use super::guard::PublishNoneOnUnwind;
 use crate::claim::{ClaimMode, MultiClaim, SpLocal};
 use crate::error::{PushError, ReserveError};
-use crate::protocol::multi::PublishNoneOnUnwind;
 use crate::ring::RingCore;
 use crate::{Ring, Storage, WaitStrategy, Writer};
 
@@ -171,7 +171,7 @@ where
     }
 
     /// The second fast path of every one-item push, after the cached claim
-    /// ([`claim_fast`](Self::claim_fast)) failed: with several multi-producer writers, one CAS
+    /// (`protocol::claim_fast`) failed: with several multi-producer writers, one CAS
     /// on the claim cursor ([`claim_shared_fast`](Self::claim_shared_fast)), then the store
     /// and the publish, inlined. [`SharedPush::Slow`] gives the item back when the slow path
     /// must decide (always on a single-producer ring, where this compiles to nothing).
@@ -213,7 +213,7 @@ where
         ring.after_shared_publish();
     }
 
-    /// [`write_one_in`](Self::write_one_in) for a slot [`claim_fast`](Self::claim_fast) granted: on
+    /// [`write_one_in`](Self::write_one_in) for a slot `protocol::claim_fast` granted: on
     /// a single-producer ring that is never the lap's last slot (`SpLocal::fast_room`), so
     /// the next cursor is `start + 1`, with no lap arithmetic.
     #[inline(always)]
@@ -268,7 +268,7 @@ where
     }
 
     /// [`write_one_in`](Self::write_one_in) on a multi-producer ring for a slot
-    /// [`claim_fast`](Self::claim_fast) granted: the writer holds the sole-writer cache (the
+    /// `protocol::claim_fast` granted: the writer holds the sole-writer cache (the
     /// fast path saw the writers word at exactly `CACHED`: no clone, no close) and the slot is
     /// not the lap's last (its count stops short of it, `SpLocal::fast_room`). So the publish
     /// is one record store and the claim cursor `start + 1`, without the writers-word reload

@@ -6,10 +6,10 @@
 
 use core::ops::Deref;
 
+use super::guard::PublishNoneOnUnwind;
 use crate::claim::{ClaimMode, SpLocal};
 use crate::error::ReserveError;
-use crate::protocol::multi::PublishNoneOnUnwind;
-use crate::protocol::single::WatchedReader;
+use crate::protocol::single::{self, WatchedReader};
 use crate::{Ring, Storage, WaitStrategy, Writer};
 
 impl<S, P, W, const N: usize, R> Writer<R>
@@ -84,7 +84,7 @@ where
                 return true;
             }
             if let Some(w) = watch {
-                if w.still_holds(ring) {
+                if w.still_holds(&ring.state) {
                     return false;
                 }
                 watch = None;
@@ -94,7 +94,7 @@ where
                 failed => {
                     outcome = failed;
                     if !P::MULTI && matches!(outcome, Err(ReserveError::Full { .. })) {
-                        watch = Self::holding_reader(ring, local.next, n);
+                        watch = single::holding_reader(&ring.state, local.next, n);
                     }
                 }
             }
