@@ -4,7 +4,10 @@
 use crate::claim::{ClaimMode, MultiProducer, SingleProducer};
 use crate::error::CapacityError;
 use crate::layout::Layout;
-use crate::{BusySpin, Ring, Storage, WaitStrategy};
+use crate::ring::Ring;
+use crate::storage::Storage;
+use crate::wait::BusySpin;
+use crate::wait::WaitStrategy;
 
 /// Builds a [`Ring`] over caller-provided storage. Start with [`Ring::builder`]; every step is
 /// optional:

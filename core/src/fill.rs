@@ -10,7 +10,12 @@ use core::time::Duration;
 
 use crate::claim::ClaimMode;
 use crate::error::FillError;
-use crate::{Ring, Storage, WaitStrategy, WaitTimeout, WriteSpan, Writer};
+use crate::ring::Ring;
+use crate::storage::Storage;
+use crate::wait::WaitStrategy;
+use crate::wait::WaitTimeout;
+use crate::write_span::WriteSpan;
+use crate::writer::Writer;
 
 impl<S, P, W, const N: usize, R> WriteSpan<'_, R>
 where

@@ -10,10 +10,17 @@
 
 use core::ops::Deref;
 
-use crate::{
-    ClaimMode, PushError, ReadError, ReadSpan, Reader, ReserveError, Ring, Storage, WaitStrategy,
-    WriteSpan, Writer,
-};
+use crate::claim::ClaimMode;
+use crate::error::PushError;
+use crate::error::ReadError;
+use crate::error::ReserveError;
+use crate::read_span::ReadSpan;
+use crate::reader::Reader;
+use crate::ring::Ring;
+use crate::storage::Storage;
+use crate::wait::WaitStrategy;
+use crate::write_span::WriteSpan;
+use crate::writer::Writer;
 
 /// The reading side of any handle. `pop`/`read_with` wait through the ring's wait strategy;
 /// the `try_` forms never wait.

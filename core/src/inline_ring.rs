@@ -8,8 +8,11 @@
 use crate::claim::{MultiProducer, SingleProducer};
 use crate::layout::Layout;
 use crate::readers::ReaderRegistry;
+use crate::ring::Ring;
+use crate::storage::InlineStorage;
 use crate::sync::AtomicUsize;
-use crate::{BusySpin, InlineStorage, Ring, WaitStrategy};
+use crate::wait::BusySpin;
+use crate::wait::WaitStrategy;
 
 /// The layout of an inline ring of `N` slots; a zero (or absurd) `N` is a compile error in a
 /// `static` and a panic elsewhere.

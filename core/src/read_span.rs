@@ -3,11 +3,14 @@
 use core::ops::Deref;
 
 use crate::claim::ClaimMode;
+use crate::reader::Reader;
+use crate::ring::Ring;
 use crate::ring::RingCore;
 use crate::span_iter::SpanIter;
 use crate::span_iter::SpanIterMut;
 use crate::storage::DoubleMappedStorage;
-use crate::{Reader, Ring, Storage, WaitStrategy};
+use crate::storage::Storage;
+use crate::wait::WaitStrategy;
 
 /// Published items shown to a [`Reader`]. Dropping the span consumes all of them;
 /// [`consume`](Self::consume) consumes only the first `k` (the rest is shown again by the

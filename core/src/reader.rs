@@ -5,12 +5,17 @@ use core::time::Duration;
 
 use crate::claim::{ClaimMode, MultiClaim};
 use crate::error::{AttachError, ReadError};
+use crate::pacing::Pacing;
 use crate::protocol::read::{pop_cold, try_read_cold, wait_for_cold};
+use crate::read_span::ReadSpan;
 use crate::readers::ReadPos;
+use crate::ring::Ring;
 use crate::ring::RingCore;
 use crate::ring_ref::RingRef;
+use crate::storage::Storage;
 use crate::sync::Ordering;
-use crate::{Pacing, ReadSpan, Ring, Storage, WaitStrategy, WaitTimeout};
+use crate::wait::WaitStrategy;
+use crate::wait::WaitTimeout;
 
 /// A reader attached to a [`Ring`]. Readers are independent: each sees every item published
 /// after it attached and consumes at its own pace; writers wait for the slowest attached

@@ -16,8 +16,12 @@
 use core::iter::FusedIterator;
 use core::ops::Deref;
 
+use crate::claim::ClaimMode;
 use crate::handle::ReadHandle;
-use crate::{ClaimMode, Reader, Ring, Storage, WaitStrategy};
+use crate::reader::Reader;
+use crate::ring::Ring;
+use crate::storage::Storage;
+use crate::wait::WaitStrategy;
 
 /// The items of a reader handle it owns, one at a time, until the ring is closed and drained
 /// (each `next` is a [`pop`](ReadHandle::pop)). Made by `for x in reader` or

@@ -7,8 +7,10 @@ use crate::layout::Layout;
 use crate::protocol::state::RingState;
 use crate::readers::ReadPos;
 use crate::readers::ReaderRegistry;
+use crate::storage::Storage;
 use crate::sync::Ordering;
-use crate::{BusySpin, Storage, WaitStrategy};
+use crate::wait::BusySpin;
+use crate::wait::WaitStrategy;
 
 /// A broadcast ring buffer: writers reserve spans of slots, fill them and publish them; every
 /// attached reader sees every item published after it attached, in order, and consumes at its

@@ -3,11 +3,14 @@
 use core::ops::{Deref, DerefMut};
 
 use crate::claim::ClaimMode;
+use crate::ring::Ring;
 use crate::ring::RingCore;
 use crate::span_iter::SpanIter;
 use crate::span_iter::SpanIterMut;
 use crate::storage::DoubleMappedStorage;
-use crate::{Ring, Storage, WaitStrategy, Writer};
+use crate::storage::Storage;
+use crate::wait::WaitStrategy;
+use crate::writer::Writer;
 
 /// Slots reserved by a [`Writer`]: the only way to touch them. Write them through
 /// [`as_mut_slices`](Self::as_mut_slices), [`iter_mut`](Self::iter_mut),

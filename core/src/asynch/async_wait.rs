@@ -5,7 +5,7 @@ use core::task::Waker;
 
 use super::waker_cell::WakerCell;
 use crate::sync::{AtomicUsize, Ordering};
-use crate::WaitStrategy;
+use crate::wait::WaitStrategy;
 
 /// A claimed waker cell of a [`WakerRegistry`]: held by one pending future from its first
 /// `Pending` until it completes or is dropped, then given back with

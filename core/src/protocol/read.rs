@@ -12,10 +12,13 @@
 
 use crate::claim::{ClaimMode, MultiClaim};
 use crate::error::ReadError;
+use crate::pacing::Pacing;
 use crate::readers::ReadPos;
+use crate::ring::Ring;
 use crate::ring::RingCore;
+use crate::storage::Storage;
 use crate::sync::Ordering;
-use crate::{Pacing, Ring, Storage, WaitStrategy};
+use crate::wait::WaitStrategy;
 
 /// What a poll found: items to show, and whether a hole (not the published cursor) cut it.
 pub(crate) struct Polled {

@@ -8,8 +8,11 @@ use core::ops::Deref;
 use crate::claim::{ClaimMode, SpLocal};
 use crate::error::ReserveError;
 use crate::protocol::{self, multi};
+use crate::ring::Ring;
+use crate::storage::Storage;
 use crate::sync::Ordering;
-use crate::{Ring, Storage, WaitStrategy, Writer};
+use crate::wait::WaitStrategy;
+use crate::writer::Writer;
 
 impl<S, P, W, const N: usize, R> Writer<R>
 where

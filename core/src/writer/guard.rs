@@ -3,7 +3,9 @@
 //! stops at a claimed slot.
 
 use crate::claim::{ClaimMode, SpLocal};
-use crate::{Ring, Storage, WaitStrategy};
+use crate::ring::Ring;
+use crate::storage::Storage;
+use crate::wait::WaitStrategy;
 
 /// Publishes nothing of a multi-producer claim of `reserved` slots at `start` if dropped,
 /// which happens only while unwinding: dropping a one-item slot's old item panicked, or a wait

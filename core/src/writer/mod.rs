@@ -5,18 +5,22 @@ mod guard;
 mod one_item;
 mod waiting;
 
-use one_item::SharedPush;
+use one_item::FastPush;
 
 use core::ops::Deref;
 use core::time::Duration;
 
 use crate::claim::{ClaimMode, MultiClaim, SpLocal};
 use crate::error::{AttachError, FillError, PushError, ReserveError};
+use crate::ring::Ring;
 use crate::ring::RingCore;
 use crate::ring_ref::RingRef;
+use crate::storage::Storage;
 use crate::sync::Ordering;
+use crate::wait::WaitStrategy;
+use crate::wait::WaitTimeout;
+use crate::write_span::WriteSpan;
 use crate::writers;
-use crate::{Ring, Storage, WaitStrategy, WaitTimeout, WriteSpan};
 
 /// Reserves spans of slots in a [`Ring`] and publishes them.
 ///
@@ -210,14 +214,10 @@ where
     /// ```
     #[inline]
     pub fn try_push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
-        if let Some(start) = crate::protocol::claim_fast(&self.ring.state, &self.local, 1) {
-            self.write_one_fast(start, item);
-            return Ok(());
-        }
-        let item = match self.push_shared(item) {
-            SharedPush::Pushed => return Ok(()),
-            SharedPush::Slow(item) => item,
-            SharedPush::Failed(closed) => return Err(closed),
+        let item = match self.push_fast(item) {
+            FastPush::Pushed => return Ok(()),
+            FastPush::Slow(item) => item,
+            FastPush::Failed(closed) => return Err(closed),
         };
         self.try_push_cold_on_copy(item)
     }
@@ -245,14 +245,10 @@ where
     /// ```
     #[inline]
     pub fn push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
-        if let Some(start) = crate::protocol::claim_fast(&self.ring.state, &self.local, 1) {
-            self.write_one_fast(start, item);
-            return Ok(());
-        }
-        let item = match self.push_shared(item) {
-            SharedPush::Pushed => return Ok(()),
-            SharedPush::Slow(item) => item,
-            SharedPush::Failed(closed) => return Err(closed),
+        let item = match self.push_fast(item) {
+            FastPush::Pushed => return Ok(()),
+            FastPush::Slow(item) => item,
+            FastPush::Failed(closed) => return Err(closed),
         };
         let wait = |w: &W, ready: &mut dyn FnMut() -> bool| {
             w.wait_until(ready);
@@ -290,14 +286,10 @@ where
     where
         W: WaitTimeout,
     {
-        if let Some(start) = crate::protocol::claim_fast(&self.ring.state, &self.local, 1) {
-            self.write_one_fast(start, item);
-            return Ok(());
-        }
-        let item = match self.push_shared(item) {
-            SharedPush::Pushed => return Ok(()),
-            SharedPush::Slow(item) => item,
-            SharedPush::Failed(closed) => return Err(closed),
+        let item = match self.push_fast(item) {
+            FastPush::Pushed => return Ok(()),
+            FastPush::Slow(item) => item,
+            FastPush::Failed(closed) => return Err(closed),
         };
         let wait = |w: &W, ready: &mut dyn FnMut() -> bool| w.wait_until_timeout(ready, timeout);
         self.push_cold_on_copy(item, wait)

@@ -10,8 +10,11 @@ use core::ops::Deref;
 use super::guard::PublishNoneOnUnwind;
 use crate::claim::{ClaimMode, MultiClaim, SpLocal};
 use crate::error::{PushError, ReserveError};
+use crate::ring::Ring;
 use crate::ring::RingCore;
-use crate::{Ring, Storage, WaitStrategy, Writer};
+use crate::storage::Storage;
+use crate::wait::WaitStrategy;
+use crate::writer::Writer;
 
 impl<S, P, W, const N: usize, R> Writer<R>
 where
@@ -170,24 +173,36 @@ where
         ring.finish_span(start, 1, 1, local, crate::ring::INTERNAL);
     }
 
+    /// The inline part of every one-item push: the cached claim (`protocol::claim_fast`) and
+    /// the store and publish, then [`push_shared`](Self::push_shared). [`FastPush::Slow`]
+    /// gives the item back for the push's out-of-line part.
+    #[inline(always)]
+    pub(crate) fn push_fast(&mut self, item: S::Item) -> FastPush<S::Item> {
+        if let Some(start) = crate::protocol::claim_fast(&self.ring.state, &self.local, 1) {
+            self.write_one_fast(start, item);
+            return FastPush::Pushed;
+        }
+        self.push_shared(item)
+    }
+
     /// The second fast path of every one-item push, after the cached claim
     /// (`protocol::claim_fast`) failed: with several multi-producer writers, one CAS
     /// on the claim cursor ([`claim_shared_fast`](Self::claim_shared_fast)), then the store
-    /// and the publish, inlined. [`SharedPush::Slow`] gives the item back when the slow path
+    /// and the publish, inlined. [`FastPush::Slow`] gives the item back when the slow path
     /// must decide (always on a single-producer ring, where this compiles to nothing).
     #[inline(always)]
-    pub(crate) fn push_shared(&mut self, item: S::Item) -> SharedPush<S::Item> {
+    pub(crate) fn push_shared(&mut self, item: S::Item) -> FastPush<S::Item> {
         if P::MULTI {
             match Self::claim_shared_fast(&self.ring, 1) {
                 Some(Ok(start)) => {
                     self.write_one_shared(start, item);
-                    return SharedPush::Pushed;
+                    return FastPush::Pushed;
                 }
-                Some(Err(e)) => return SharedPush::Failed(PushError::from_reserve(e, item)),
+                Some(Err(e)) => return FastPush::Failed(PushError::from_reserve(e, item)),
                 None => {}
             }
         }
-        SharedPush::Slow(item)
+        FastPush::Slow(item)
     }
 
     /// [`write_one_in`](Self::write_one_in) for a slot [`claim_shared_fast`](Self::claim_shared_fast)
@@ -297,8 +312,8 @@ where
     }
 }
 
-/// What [`Writer::push_shared`] did with an item.
-pub(crate) enum SharedPush<T> {
+/// What the inline part of a push ([`Writer::push_fast`]) did with an item.
+pub(crate) enum FastPush<T> {
     /// Stored and published.
     Pushed,
     /// Not tried here: the slow path decides (the item comes back).

@@ -10,7 +10,10 @@ use super::guard::PublishNoneOnUnwind;
 use crate::claim::{ClaimMode, SpLocal};
 use crate::error::ReserveError;
 use crate::protocol::single::{self, WatchedReader};
-use crate::{Ring, Storage, WaitStrategy, Writer};
+use crate::ring::Ring;
+use crate::storage::Storage;
+use crate::wait::WaitStrategy;
+use crate::writer::Writer;
 
 impl<S, P, W, const N: usize, R> Writer<R>
 where
