@@ -3,7 +3,6 @@
 mod claim;
 mod guard;
 mod one_item;
-mod waiting;
 
 use one_item::FastPush;
 
