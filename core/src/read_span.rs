@@ -119,6 +119,27 @@ where
     /// let span = r.try_read(3).unwrap();
     /// assert_eq!(span.as_slices(), (&[1][..], &[2, 3][..]));
     /// ```
+    /// The items as one slice: double-mapped memory only, where a span is always contiguous
+    /// (the same as `&*span`). Over other memory a span may wrap: use
+    /// [`as_slices`](Self::as_slices), and the compiler says so.
+    ///
+    /// ```compile_fail
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// ring.writer().unwrap().try_push(1).unwrap();
+    /// let span = r.try_read(1).unwrap();
+    /// let _ = span.as_slice(); // error: `SliceStorage<'_, u8>` is not double-mapped
+    /// ```
+    #[inline]
+    pub fn as_slice(&self) -> &[S::Item]
+    where
+        S: DoubleMappedStorage,
+    {
+        self.as_slices().0
+    }
+
     #[inline]
     pub fn as_slices(&self) -> (&[S::Item], &[S::Item]) {
         // Slots [cursor, cursor+len) are published (len ≤ what `poll` found below the published

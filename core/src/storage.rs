@@ -186,4 +186,22 @@ unsafe impl<T: Send + Sync, const N: usize> Sync for InlineStorage<T, N> {}
 /// ```
 /// fn contiguous<S: spanring_core::storage::DoubleMappedStorage>(_: &S) {}
 /// ```
+///
+/// A span over storage without it has no slice view; the compiler says so and names the way:
+///
+/// ```compile_fail
+/// use spanring_core::{Ring, SliceStorage};
+/// let mut memory = [0u8; 4];
+/// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+/// let mut w = ring.writer().unwrap();
+/// let span = w.try_reserve(2).unwrap();
+/// let _ = span.as_slice(); // error: `SliceStorage<'_, u8>` is not double-mapped
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not double-mapped: a span over it may wrap, so it has no single slice",
+    label = "not double-mapped",
+    note = "use `span.as_slices()` / `as_mut_slices()` (two halves), `span.iter()`, or the \
+            `copy_*` helpers; or use double-mapped memory (`spanring_std::DoubleMapped`, \
+            `owned::mapped`) for one contiguous slice"
+)]
 pub unsafe trait DoubleMappedStorage: Storage {}

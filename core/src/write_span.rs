@@ -159,6 +159,36 @@ where
         unsafe { self.writer.ring.parts(self.start, self.len).slices() }
     }
 
+    /// The reserved slots as one slice: double-mapped memory only, where a span is always
+    /// contiguous (the same as `&*span`). Over other memory a span may wrap: use
+    /// [`as_slices`](Self::as_slices), and the compiler says so.
+    ///
+    /// ```compile_fail
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let span = w.try_reserve(2).unwrap();
+    /// let _ = span.as_slice(); // error: `SliceStorage<'_, u8>` is not double-mapped
+    /// ```
+    #[inline]
+    pub fn as_slice(&self) -> &[S::Item]
+    where
+        S: DoubleMappedStorage,
+    {
+        self.as_slices().0
+    }
+
+    /// The reserved slots as one mutable slice: double-mapped memory only (see
+    /// [`as_slice`](Self::as_slice)).
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [S::Item]
+    where
+        S: DoubleMappedStorage,
+    {
+        self.as_mut_slices().0
+    }
+
     /// The `i`th reserved slot.
     ///
     /// ```
