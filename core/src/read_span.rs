@@ -106,19 +106,6 @@ where
         self.reader.pos.cursor
     }
 
-    /// The items as two slices, in order; the second is empty unless the span crosses the end
-    /// of plain (not double-mapped) memory.
-    ///
-    /// ```
-    /// use spanring_core::{Ring, SliceStorage};
-    /// let mut memory = [0u8; 4];
-    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(3).build().unwrap();
-    /// let mut r = ring.reader().unwrap();
-    /// let mut w = ring.writer().unwrap();
-    /// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]); // slots 3, 0, 1
-    /// let span = r.try_read(3).unwrap();
-    /// assert_eq!(span.as_slices(), (&[1][..], &[2, 3][..]));
-    /// ```
     /// The items as one slice: double-mapped memory only, where a span is always contiguous
     /// (the same as `&*span`). Over other memory a span may wrap: use
     /// [`as_slices`](Self::as_slices), and the compiler says so.
@@ -140,6 +127,19 @@ where
         self.as_slices().0
     }
 
+    /// The items as two slices, in order; the second is empty unless the span crosses the end
+    /// of plain (not double-mapped) memory.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).start_at(3).build().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]); // slots 3, 0, 1
+    /// let span = r.try_read(3).unwrap();
+    /// assert_eq!(span.as_slices(), (&[1][..], &[2, 3][..]));
+    /// ```
     #[inline]
     pub fn as_slices(&self) -> (&[S::Item], &[S::Item]) {
         // Slots [cursor, cursor+len) are published (len ≤ what `poll` found below the published
