@@ -55,6 +55,7 @@ pub struct RingBuilder<
     space: W,
     data: W,
     producer: P::Config,
+    stays_open: bool,
 }
 
 impl<S: Storage> Ring<S> {
@@ -74,6 +75,7 @@ impl<S: Storage> Ring<S> {
             space: BusySpin,
             data: BusySpin,
             producer: (),
+            stays_open: false,
         }
     }
 }
@@ -117,6 +119,7 @@ impl<S: Storage, P: BuildClaimMode, W: WaitStrategy, const READERS: usize>
             space,
             data,
             producer: self.producer,
+            stays_open: self.stays_open,
         }
     }
 
@@ -136,6 +139,7 @@ impl<S: Storage, P: BuildClaimMode, W: WaitStrategy, const READERS: usize>
             space: self.space,
             data: self.data,
             producer: self.producer,
+            stays_open: self.stays_open,
         }
     }
 
@@ -177,13 +181,34 @@ impl<S: Storage, P: BuildClaimMode, W: WaitStrategy, const READERS: usize>
     /// ```
     pub fn build(self) -> Result<Ring<S, P, W, READERS>, CapacityError> {
         let producer = self.producer;
-        Ring::build_with(
+        let ring = Ring::build_with(
             self.storage,
             self.start,
             self.space,
             self.data,
             |layout, start| P::build(producer, layout, start),
-        )
+        )?;
+        Ok(if self.stays_open {
+            ring.stays_open()
+        } else {
+            ring
+        })
+    }
+
+    /// The ring stays open when its last writer is dropped ([`Ring::stays_open`]).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).stays_open().build().unwrap();
+    /// drop(ring.writer().unwrap());
+    /// assert!(!ring.is_closed());
+    /// assert!(ring.writer().is_ok()); // handed out again
+    /// ```
+    #[must_use]
+    pub fn stays_open(mut self) -> Self {
+        self.stays_open = true;
+        self
     }
 }
 
@@ -213,6 +238,7 @@ impl<S: Storage, W: WaitStrategy, const READERS: usize> RingBuilder<S, SinglePro
             space: self.space,
             data: self.data,
             producer: words,
+            stays_open: self.stays_open,
         }
     }
 }

@@ -173,6 +173,9 @@ pub trait ClaimMode: sealed::Sealed {
     /// Counts a new writer in the ring's writers word, if this claim mode hands one out now.
     #[doc(hidden)]
     fn take_writer(&self, writers: &AtomicUsize) -> bool;
+    /// Hands the writer out again after the last one left a ring that stays open.
+    #[doc(hidden)]
+    fn release_writer(&self);
 }
 
 /// The multi-producer half of the protocol (internal; public only because it appears in the
@@ -261,8 +264,15 @@ impl ClaimMode for SingleProducer {
         None
     }
     fn take_writer(&self, writers: &AtomicUsize) -> bool {
-        // Relaxed: only the exclusive flag matters; handing out the writer publishes nothing.
-        if self.taken.swap(true, Ordering::Relaxed) {
+        // Acquire: pairs with `release_writer`'s Release (a ring that stays open hands the
+        // writer out again after the last one left). A compare-exchange, not a swap: a refused
+        // attach writes nothing, so it cannot land after that release and take the flag back
+        // (loom's `loom_stays_open` found that with a swap). Failure: Relaxed, nothing is read.
+        if self
+            .taken
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
             return false;
         }
         // Acquire: if `close` already did its RMW on the count, we read it and so see
@@ -270,6 +280,11 @@ impl ClaimMode for SingleProducer {
         // Closing on the last drop uses AcqRel.
         writers.fetch_add(1, Ordering::Acquire);
         true
+    }
+    fn release_writer(&self) {
+        // Release: pairs with `take_writer`'s Acquire swap: the next writer, which continues
+        // from the published cursor, sees everything this one did.
+        self.taken.store(false, Ordering::Release);
     }
 }
 
@@ -482,6 +497,9 @@ impl<B: crate::record_words::RecordWords> ClaimMode for MultiProducer<B> {
     }
     fn take_writer(&self, writers: &AtomicUsize) -> bool {
         crate::writers::attach_first(writers)
+    }
+    fn release_writer(&self) {
+        // Nothing: the writers count alone says whether a first writer may attach.
     }
 }
 

@@ -187,6 +187,51 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
         }
     }
 
+    crate::__maybe_const_fn! {
+        /// Keeps the ring open when its last writer is dropped (by default that closes it):
+        /// readers of a drained ring then wait for more, and a writer can attach again. For a
+        /// `static` ring whose producer comes and goes (an interrupt handler that attaches a
+        /// writer each time it runs, a peripheral stopped and restarted): without this, the
+        /// first handler to return would close the ring for good. [`close`](Self::close)
+        /// still ends the stream.
+        ///
+        /// ```
+        /// use spanring_core::{InlineStorage, Ring};
+        ///
+        /// static EVENTS: Ring<InlineStorage<u32, 8>> = Ring::new_inline([0; 8]).stays_open();
+        ///
+        /// let mut events = EVENTS.reader().unwrap();
+        /// for irq in 0..3 {
+        ///     // An interrupt handler: a writer for the length of one run.
+        ///     let mut w = EVENTS.writer().unwrap();
+        ///     w.try_push(irq).unwrap();
+        /// } // dropped each time: the ring stays open
+        /// assert!(!EVENTS.is_closed() && !EVENTS.closes_when_writers_leave());
+        /// assert_eq!(events.try_iter().collect::<Vec<_>>(), [0, 1, 2]);
+        /// EVENTS.close();
+        /// assert!(events.try_pop().is_err()); // closed and drained
+        /// ```
+        #[must_use]
+        pub fn stays_open(mut self) -> Self {
+            self.state.close_on_last_writer = false;
+            self
+        }
+    }
+
+    /// Whether dropping the last writer closes the ring: `true` by default, `false` after
+    /// [`stays_open`](Self::stays_open).
+    ///
+    /// ```
+    /// use spanring_core::{InlineStorage, Ring};
+    /// let ring: Ring<InlineStorage<u8, 4>> = Ring::new_inline([0; 4]);
+    /// assert!(ring.closes_when_writers_leave());
+    /// drop(ring.writer().unwrap());
+    /// assert!(ring.is_closed());
+    /// ```
+    pub fn closes_when_writers_leave(&self) -> bool {
+        self.state.close_on_last_writer
+    }
+
     /// Replaces the two wait-strategy instances (writers wait on `space`, readers on `data`),
     /// for strategies that carry configuration.
     ///
@@ -536,11 +581,25 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
 
     #[inline]
     fn writer_dropped(&self, _: Internal) {
-        if crate::writers::last_writer_gone(&self.state.writers) {
+        if !crate::writers::last_writer_gone(&self.state.writers) {
+            return;
+        }
+        if self.state.close_on_last_writer {
             self.close();
             // No writer is left, so no span is in flight: the close is complete (a ring closed
             // earlier by someone else was waiting for this writer to notice).
             self.seal();
+            return;
+        }
+        // A ring that stays open: the last writer leaving changes nothing for readers, and
+        // the writer can be handed out again. A close decided before our decrement (which we
+        // then read: the writers word's RMWs are ordered, and `is_closed` acquires it or the
+        // flag the closer stored before its RMW) may have left its seal to us; a close after
+        // it finds no writer and seals itself.
+        if self.is_closed() {
+            self.seal();
+        } else {
+            self.state.producer.release_writer();
         }
     }
 

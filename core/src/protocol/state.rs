@@ -42,6 +42,9 @@ pub(crate) struct RingState<P, const READERS: usize> {
     pub(crate) sealed: AtomicBool,
     pub(crate) layout: Layout,
     pub(crate) start: usize,
+    /// Whether the last writer's drop closes the ring (`Ring::stays_open` clears it). Set at
+    /// construction, read-only afterwards.
+    pub(crate) close_on_last_writer: bool,
 }
 
 impl<P: ClaimMode, const READERS: usize> RingState<P, READERS> {
@@ -63,6 +66,7 @@ impl<P: ClaimMode, const READERS: usize> RingState<P, READERS> {
                 sealed: AtomicBool::new(false),
                 layout,
                 start,
+                close_on_last_writer: true,
             }
         }
     }
