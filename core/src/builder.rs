@@ -205,7 +205,6 @@ impl<S: Storage, P: BuildClaimMode, W: WaitStrategy, const READERS: usize>
     /// assert!(!ring.is_closed());
     /// assert!(ring.writer().is_ok()); // handed out again
     /// ```
-    #[must_use]
     pub fn stays_open(mut self) -> Self {
         self.stays_open = true;
         self
