@@ -30,7 +30,10 @@ fn thread_cpu_time() -> Duration {
 
 fn assert_idle(what: &str, cpu: Duration, wall: Duration) {
     let share = cpu.as_secs_f64() / wall.as_secs_f64();
-    println!("{what}: {cpu:?} CPU over {wall:?} ({:.3} % of a core)", share * 100.0);
+    println!(
+        "{what}: {cpu:?} CPU over {wall:?} ({:.3} % of a core)",
+        share * 100.0
+    );
     assert!(
         share < MAX_SHARE,
         "{what}: an idle reader used {cpu:?} of CPU over {wall:?}"

@@ -39,6 +39,7 @@
 
 mod args;
 mod error;
+mod message;
 mod policy;
 mod slot;
 mod vtable;

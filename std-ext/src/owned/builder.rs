@@ -11,9 +11,9 @@ use spanring_core::{
 };
 
 use super::{OwnedMultiProducer, OwnedReader, OwnedWriter};
-use crate::{HeapStorage, HybridWait};
 #[cfg(unix)]
 use crate::{DoubleMapped, MapError, Zeroable};
+use crate::{HeapStorage, HybridWait};
 
 /// What an owned buffer is made of, chosen by type: memory `S`, producer kind `P`, wait
 /// strategy `W` and reader capacity `READERS`. Start with [`portable`] or [`mapped`], adjust

@@ -79,9 +79,9 @@ use std::sync::Arc;
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{MultiProducer, Ring, SingleProducer, Writer};
 
-use crate::HybridWait;
 #[cfg(doc)]
 use crate::HeapStorage;
+use crate::HybridWait;
 
 #[cfg(unix)]
 pub use builder::mapped;
