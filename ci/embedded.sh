@@ -10,7 +10,8 @@
 #   thumbv7em-none-eabihf         QEMU mps2-an386  (Cortex-M4F)
 #   riscv32imac-unknown-none-elf  QEMU virt        (A extension: native CAS)
 #   riscv32i-unknown-none-elf     QEMU virt        (no atomics at all: single-core fallback)
-# Cases: embedded/src/bin/*.rs (irq_static is also the Cortex-M example a user can copy). A case prints one line of counts per run and exits non-zero
+# Cases: embedded/src/bin/*.rs (irq_static is also the Cortex-M example a user can copy). A case
+# prints one line of counts per run and exits non-zero
 # (through semihosting) if any requirement fails.
 #
 #   bash ci/embedded.sh                   # everything
