@@ -117,6 +117,16 @@ fn main() {
             results[i].push((strategies[i].1)(items));
         }
     }
+    // Per-round ratios (the runs of one round are neighbours in time, so they share the
+    // machine's load): steadier than a ratio of medians on a shared machine.
+    let mut ratio = |other: usize| -> (f64, f64, f64) {
+        let mut r: Vec<f64> = (0..rounds)
+            .map(|k| results[0][k] / results[other][k])
+            .collect();
+        r.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+        (r[r.len() / 2], r[0], r[r.len() - 1])
+    };
+    let (vs_yield, vs_blocking) = (ratio(1), ratio(2));
     println!("one-item loop, owned portable u64 buffer of {CAPACITY}, {items} items per run:");
     let medians: Vec<f64> = strategies
         .iter()
@@ -128,6 +138,9 @@ fn main() {
         medians[0] / medians[1],
         medians[0] / medians[2]
     );
+    for (name, (median, min, max)) in [("YieldWait", vs_yield), ("BlockingWait", vs_blocking)] {
+        println!("default / {name}, per round: median {median:.3}, min {min:.3}, max {max:.3}");
+    }
 
     // An idle reader with the default wait, blocked for a second.
     let (writer, mut reader) = owned::portable::<u64>(64).build().expect("buffer");
