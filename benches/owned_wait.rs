@@ -119,7 +119,7 @@ fn main() {
     }
     // Per-round ratios (the runs of one round are neighbours in time, so they share the
     // machine's load): steadier than a ratio of medians on a shared machine.
-    let mut ratio = |other: usize| -> (f64, f64, f64) {
+    let ratio = |other: usize| -> (f64, f64, f64) {
         let mut r: Vec<f64> = (0..rounds)
             .map(|k| results[0][k] / results[other][k])
             .collect();
