@@ -47,6 +47,7 @@ fn one_item_loop<W: WaitStrategy + Default + Send + Sync + 'static>(items: usize
 }
 
 /// CPU time the calling thread has used so far.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
 fn thread_cpu_time() -> Duration {
     let mut ts = libc_timespec::zero();
     // SAFETY: `ts` has the layout of `struct timespec` on 64-bit Linux (two 64-bit fields) and
@@ -58,12 +59,14 @@ fn thread_cpu_time() -> Duration {
 
 /// `struct timespec` of 64-bit Linux (the facade has no `libc` dependency; this bench runs on
 /// the 64-bit Linux hosts the other benches run on).
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
 #[repr(C)]
 struct libc_timespec {
     tv_sec: i64,
     tv_nsec: i64,
 }
 
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
 impl libc_timespec {
     fn zero() -> Self {
         Self {
@@ -73,8 +76,10 @@ impl libc_timespec {
     }
 }
 
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
 const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
 
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
 extern "C" {
     fn clock_gettime(clock: i32, ts: *mut libc_timespec) -> i32;
 }
@@ -143,6 +148,13 @@ fn main() {
     }
 
     // An idle reader with the default wait, blocked for a second.
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    idle_reader();
+}
+
+/// Prints the CPU time an idle reader with the default wait uses while blocked for a second.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn idle_reader() {
     let (writer, mut reader) = owned::portable::<u64>(64).build().expect("buffer");
     let idle = std::thread::spawn(move || {
         let (cpu, wall) = (thread_cpu_time(), Instant::now());
