@@ -5,6 +5,8 @@
 #    each package, and doc-tests. Loom test files are `#![cfg(spanring_loom)]` and compile to
 #    empty binaries here; ci/loom.sh runs them.
 # 2. The facade with --no-default-features: what a no_std user of `spanring` gets.
+# 3. The examples (listed in README.md), each run to its end: each checks its own results. The
+#    Cortex-M example (embedded/src/bin/irq_static.rs) runs in ci/embedded.sh.
 #
 # SPANRING_SOAK is not set here; see DEVELOPMENT.md (Testing) for the long soak run.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -14,3 +16,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 runner="$(runner_env "$HOST_TRIPLE")"
 run limited 1800 "unit tests" env "$runner" cargo test --workspace
 run limited 900 "no-default-features tests" env "$runner" cargo test -p spanring --no-default-features
+for example in sdr_pipeline dispatcher from_rtrb async_static_irq async_tokio_pipeline; do
+    run limited 300 "example $example" cargo run -q --example "$example"
+done

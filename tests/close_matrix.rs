@@ -22,7 +22,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use spanring::std_ext::{
-    owned, BlockingWait, CondvarWait, Dispatcher, FutexWait, HeapStorage, SleepWait, YieldWait,
+    owned, BlockingWait, CondvarWait, Dispatcher, FutexWait, HeapStorage, HybridWait, SleepWait,
+    YieldWait,
 };
 use spanring::{
     AsyncWait, Backoff, BusySpin, FillError, MultiProducer, PushError, ReadError, ReserveError,
@@ -275,8 +276,9 @@ strategy_matrix!(close_wakes_writer_sleep_wait, SleepWait, 3);
 strategy_matrix!(close_wakes_writer_blocking_wait, BlockingWait, 4);
 strategy_matrix!(close_wakes_writer_futex_wait, FutexWait, 5);
 strategy_matrix!(close_wakes_writer_condvar_wait, CondvarWait, 6);
+strategy_matrix!(close_wakes_writer_hybrid_wait, HybridWait, 7);
 
-/// Owned buffers (every memory kind and producer kind, the default `BlockingWait`): a writer
+/// Owned buffers (every memory kind and producer kind, the default `HybridWait`): a writer
 /// blocked behind an owned reader that never reads returns `Closed` at `ring().close()`.
 macro_rules! owned_case {
     ($test:ident, $buffer:expr, $id:literal) => {
@@ -555,3 +557,4 @@ reader_matrix!(close_wakes_reader_sleep_wait, SleepWait, 23);
 reader_matrix!(close_wakes_reader_blocking_wait, BlockingWait, 24);
 reader_matrix!(close_wakes_reader_futex_wait, FutexWait, 25);
 reader_matrix!(close_wakes_reader_condvar_wait, CondvarWait, 26);
+reader_matrix!(close_wakes_reader_hybrid_wait, HybridWait, 27);

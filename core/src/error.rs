@@ -338,7 +338,11 @@ impl fmt::Display for AttachError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::TooManyReaders { max } => write!(f, "all {max} reader slots are taken"),
-            Self::WriterTaken => f.write_str("a writer is attached already (clone it for another)"),
+            Self::WriterTaken => f.write_str(
+                "a writer is attached already: a single-producer ring has exactly one (keep \
+                 it for the ring's life, or build the ring with `.multi_producer()`); on a \
+                 multi-producer ring, clone the attached writer for another",
+            ),
             Self::Closed => f.write_str("the ring is closed (closing is final)"),
         }
     }

@@ -46,6 +46,25 @@ impl fmt::Display for EmptyStorage {
 
 impl std::error::Error for EmptyStorage {}
 
+/// An empty storage is a ring of capacity 0: `?` turns [`EmptyStorage`] into
+/// [`CapacityError::Zero`](spanring_core::CapacityError::Zero), the error a ring builder gives
+/// for the same request (no other cause is lost: `EmptyStorage` has no other meaning).
+///
+/// ```
+/// use spanring_std::{EmptyStorage, HeapStorage};
+/// use spanring_core::CapacityError;
+/// fn slots(n: usize) -> Result<HeapStorage<u8>, CapacityError> {
+///     Ok(HeapStorage::with_capacity(n)?)
+/// }
+/// assert_eq!(slots(0).unwrap_err(), CapacityError::from(EmptyStorage));
+/// assert!(matches!(slots(0), Err(CapacityError::Zero)));
+/// ```
+impl From<EmptyStorage> for spanring_core::CapacityError {
+    fn from(EmptyStorage: EmptyStorage) -> Self {
+        spanring_core::CapacityError::Zero
+    }
+}
+
 impl<T> HeapStorage<T> {
     /// Takes ownership of initialised slots (a `Vec<T>`, `Box<[T]>`, …).
     ///

@@ -4,8 +4,9 @@
 //!
 //! - Memory: [`DoubleMapped`] (POSIX: every span contiguous, see its capacity rule) and
 //!   [`HeapStorage`] (portable owned slots). Both implement core's `Storage`.
-//! - Waiting: [`YieldWait`], [`SleepWait`] and [`BlockingWait`] (parks threads; on Linux a futex,
-//!   [`FutexWait`], elsewhere [`CondvarWait`]). All implement core's `WaitStrategy` and
+//! - Waiting: [`YieldWait`], [`SleepWait`], [`BlockingWait`] (parks threads; on Linux a futex,
+//!   [`FutexWait`], elsewhere [`CondvarWait`]) and [`HybridWait`] (spins, yields up to 50 µs,
+//!   then parks: the owned buffers' default). All implement core's `WaitStrategy` and
 //!   `WaitTimeout`.
 //! - Owned buffers: [`owned`] builds a ring over memory it allocates (or maps) itself, behind
 //!   an `Arc`, and hands out `'static`, `Send` handles ([`OwnedWriter`], [`OwnedReader`]) for
@@ -49,7 +50,7 @@ pub use mmap::{BackingLimit, DoubleMapped, MapError, MapStep, Zeroable};
 pub use owned::{OwnedMultiProducer, OwnedReader, OwnedWriter, Subscriber};
 #[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
 pub use wait::FutexWait;
-pub use wait::{BlockingWait, CondvarWait, SleepWait, YieldWait};
+pub use wait::{BlockingWait, CondvarWait, HybridWait, SleepWait, YieldWait};
 
 // Thread-safety of the public types, checked at compile time.
 static_assertions::assert_impl_all!(HeapStorage<u8>: Send, Sync);
@@ -73,6 +74,7 @@ static_assertions::assert_not_impl_any!(OwnedWriter<HeapStorage<std::cell::Cell<
 static_assertions::assert_impl_all!(OwnedWriter<DoubleMapped<u8>, owned::OwnedMultiProducer>: Send);
 static_assertions::assert_impl_all!(BlockingWait: Send, Sync);
 static_assertions::assert_impl_all!(CondvarWait: Send, Sync);
+static_assertions::assert_impl_all!(HybridWait: Send, Sync);
 mod dispatcher;
 pub use dispatcher::{Dispatcher, PostError, Poster, PosterKind, SpawnError, TryPostError};
 static_assertions::assert_impl_all!(owned::Subscriber<HeapStorage<u8>>: Send, Sync, Clone);

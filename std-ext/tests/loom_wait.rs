@@ -9,7 +9,7 @@ use loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
 use spanring_core::WaitStrategy;
-use spanring_std::CondvarWait;
+use spanring_std::{CondvarWait, HybridWait};
 
 #[test]
 fn one_waiter_one_notifier() {
@@ -67,5 +67,24 @@ fn repeated_hand_off() {
         waits[1].notify_all();
         waits[0].wait_until(&mut || turn.load(Ordering::Acquire) == 2);
         other.join().unwrap();
+    });
+}
+
+/// `HybridWait` has no protocol of its own: with no spins and no yield phase it must park and
+/// be woken exactly as `CondvarWait` (its parking phase under loom). (Its yield phase reads the
+/// clock, which loom cannot replay, so the model leaves it out; that phase only calls `ready`.)
+#[test]
+fn hybrid_wait_parks_through_its_blocking_phase() {
+    loom::model(|| {
+        let ready = Arc::new(AtomicBool::new(false));
+        let wait = Arc::new(HybridWait::with_phases(0, std::time::Duration::ZERO));
+        let (r, w) = (ready.clone(), wait.clone());
+        let notifier = thread::spawn(move || {
+            // Relaxed on purpose, as in `one_waiter_one_notifier`.
+            r.store(true, Ordering::Relaxed);
+            w.notify_all();
+        });
+        wait.wait_until(&mut || ready.load(Ordering::Relaxed));
+        notifier.join().unwrap();
     });
 }

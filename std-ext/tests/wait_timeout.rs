@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use spanring_core::WaitTimeout;
 #[cfg(target_os = "linux")]
 use spanring_std::FutexWait;
-use spanring_std::{BlockingWait, CondvarWait, SleepWait, YieldWait};
+use spanring_std::{BlockingWait, CondvarWait, HybridWait, SleepWait, YieldWait};
 
 const TIMEOUT: Duration = Duration::from_millis(20);
 
@@ -83,4 +83,15 @@ fn blocking_yield_sleep() {
     true_at_once(&YieldWait::new());
     true_at_once(&SleepWait::new());
     woken_before_timeout(SleepWait::new());
+}
+
+#[test]
+fn hybrid() {
+    times_out(&HybridWait::new());
+    times_out(&HybridWait::with_phases(0, Duration::ZERO));
+    // A yield phase longer than the timeout: the timeout still ends it.
+    times_out(&HybridWait::with_phases(0, Duration::from_secs(60)));
+    true_at_once(&HybridWait::new());
+    woken_before_timeout(HybridWait::new());
+    woken_before_timeout(HybridWait::with_phases(0, Duration::ZERO));
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use spanring_core::WaitStrategy;
 #[cfg(target_os = "linux")]
 use spanring_std::FutexWait;
-use spanring_std::{BlockingWait, CondvarWait, YieldWait};
+use spanring_std::{BlockingWait, CondvarWait, HybridWait, YieldWait};
 
 const ROUNDS: usize = if cfg!(miri) { 200 } else { 100_000 };
 const STALL_LIMIT: Duration = Duration::from_secs(10);
@@ -79,6 +79,17 @@ fn blocking_wait_with_default_spinning() {
 }
 
 #[test]
+fn hybrid_wait_never_loses_a_wake_up() {
+    // No spins and a 2 µs yield phase: most waits reach the parking phase.
+    ping_pong(|| HybridWait::with_phases(0, Duration::from_micros(2)));
+}
+
+#[test]
+fn hybrid_wait_with_default_phases() {
+    ping_pong(HybridWait::new);
+}
+
+#[test]
 fn yield_wait_ping_pong() {
     ping_pong(YieldWait::new);
 }
@@ -118,6 +129,12 @@ fn wakes_all<W: WaitStrategy + Send + Sync + 'static>(wait: W) {
 #[cfg(target_os = "linux")]
 fn futex_notify_all_wakes_every_waiter() {
     wakes_all(FutexWait::with_spins(0));
+}
+
+#[test]
+fn hybrid_notify_all_wakes_every_waiter() {
+    wakes_all(HybridWait::with_phases(0, Duration::ZERO));
+    wakes_all(HybridWait::new());
 }
 
 #[test]
@@ -212,5 +229,12 @@ fn futex_wait_with_symmetric_fences_sleeper_meets_notifier() {
 #[test]
 fn condvar_wait_sleeper_meets_notifier() {
     let rescued = sleeper_meets_notifier(&CondvarWait::with_spins(0));
+    assert_eq!(rescued, 0, "lost wake-ups (rounds rescued by the watchdog)");
+}
+
+#[test]
+fn hybrid_wait_sleeper_meets_notifier() {
+    // No yield phase: every round's waiter goes straight to the parking phase.
+    let rescued = sleeper_meets_notifier(&HybridWait::with_phases(0, Duration::ZERO));
     assert_eq!(rescued, 0, "lost wake-ups (rounds rescued by the watchdog)");
 }

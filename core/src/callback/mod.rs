@@ -40,6 +40,7 @@
 
 mod args;
 mod error;
+mod message;
 mod policy;
 mod slot;
 mod vtable;

@@ -9,6 +9,7 @@ use static_assertions::{assert_eq_align, assert_eq_size, assert_impl_all, assert
 
 use super::args::CallbackArgs;
 use super::error::{CallError, CallbackKind};
+use super::message::ConstMessage;
 use super::policy::{Local, Sendable, ThreadPolicy};
 use super::vtable::{Shims, VTable};
 
@@ -72,9 +73,14 @@ use super::vtable::{Shims, VTable};
 /// slot.set(move |_| data[0] + data[1]);
 /// ```
 ///
-/// The error (a `const` assertion evaluated for each closure type, so it appears under
-/// `cargo build`/`cargo test`, not always under `cargo check`) reads:
-/// `closure too large for CallbackSlot: its captures exceed WORDS * size_of::<usize>() bytes ...`.
+/// The error (a `const` assertion evaluated for each closure type when the generic `set` is
+/// instantiated, so it appears under `cargo build`/`cargo test`; `cargo check` never
+/// instantiates generic functions and does not report it) names the sizes and the fix, here on
+/// a 64-bit target:
+/// `closure too large for its CallbackSlot: it captures 40 bytes, the slot
+/// (`CallbackSlot<A, R, WORDS = 4>`) holds 32 bytes. Fix: raise WORDS to at least 5 (for a
+/// Dispatcher: `Dispatcher::<Ctx, 5>::spawn_sized(capacity, ctx)` ...), or capture less ...`.
+/// Its "encountered while instantiating" note points at the call in your code.
 ///
 /// Alignment is checked too. A 64-byte value aligned to 8 fits a 16-word slot:
 ///
@@ -409,6 +415,45 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
         mem::take(self)
     }
 
+    /// Panics (at compile time, called from a `const` block) when a closure of type `F` does
+    /// not fit this slot, with a message that names the sizes and the fix. Used by the `set*`
+    /// methods and by spanring-std's dispatcher (whose `post` checks first, so the error's
+    /// "while instantiating" note points at the caller's `post`). Not part of the API.
+    ///
+    /// A post-monomorphization check: `cargo build` reports it, `cargo check` does not (it
+    /// never instantiates generic functions).
+    #[doc(hidden)]
+    pub const fn __assert_fits<F>() {
+        if mem::size_of::<F>() > Self::CAPACITY {
+            let words = mem::size_of::<F>().div_ceil(mem::size_of::<usize>());
+            let message = ConstMessage::new()
+                .str("closure too large for its CallbackSlot: it captures ")
+                .num(mem::size_of::<F>())
+                .str(" bytes, the slot (`CallbackSlot<A, R, WORDS = ")
+                .num(WORDS)
+                .str(">`) holds ")
+                .num(Self::CAPACITY)
+                .str(" bytes. Fix: raise WORDS to at least ")
+                .num(words)
+                .str(" (for a Dispatcher: `Dispatcher::<Ctx, ")
+                .num(words)
+                .str(
+                    ">::spawn_sized(capacity, ctx)` instead of `Dispatcher::spawn`), or \
+                      capture less (a reference, an index, an `Arc` or a `Box`)",
+                );
+            panic!("{}", message.as_str());
+        }
+        if mem::align_of::<F>() > Self::ALIGN {
+            let message = ConstMessage::new()
+                .str("closure too aligned for its CallbackSlot: it captures a value aligned to ")
+                .num(mem::align_of::<F>())
+                .str(" bytes, the slot's word storage is aligned to ")
+                .num(Self::ALIGN)
+                .str("; no WORDS fixes that: capture the value in a `Box` (or by reference)");
+            panic!("{}", message.as_str());
+        }
+    }
+
     /// Drops the current callback and builds `f` in the storage under `vtable`.
     ///
     /// Fails to *compile* (post-monomorphization `const` assertion) when `F` does not fit.
@@ -418,18 +463,7 @@ impl<A: CallbackArgs, R: 'static, const WORDS: usize, P: ThreadPolicy>
     /// and this slot's policy allow (the `set*` wrappers pick it from their bounds).
     #[inline]
     unsafe fn emplace<F>(&mut self, f: F, vtable: &'static VTable<A, R>) {
-        const {
-            assert!(
-                mem::size_of::<F>() <= Self::CAPACITY,
-                "closure too large for CallbackSlot: its captures exceed WORDS * size_of::<usize>() \
-                 bytes; capture less (a reference, an index) or raise the slot's WORDS parameter"
-            );
-            assert!(
-                mem::align_of::<F>() <= Self::ALIGN,
-                "closure too aligned for CallbackSlot: it captures a value aligned more than \
-                 usize, which the slot's word storage cannot hold"
-            );
-        }
+        const { Self::__assert_fits::<F>() }
         self.reset();
         let ptr = self.storage.get_mut().as_mut_ptr().cast::<F>();
         // SAFETY: the const assertions above guarantee that `F` fits in the storage and that

@@ -74,7 +74,7 @@ impl PosterKind for OwnedMultiProducer {
     fn new_ring<Ctx: 'static, const WORDS: usize>(
         capacity: usize,
     ) -> Result<Arc<EventRing<Ctx, WORDS, Self>>, CapacityError> {
-        let storage = HeapStorage::with_capacity(capacity).map_err(|_| CapacityError::Zero)?;
+        let storage = HeapStorage::with_capacity(capacity)?; // EmptyStorage → CapacityError::Zero
         let bits: Box<[AtomicUsize]> = (0..multi_words(capacity))
             .map(|_| AtomicUsize::new(0))
             .collect();
@@ -91,7 +91,7 @@ impl PosterKind for SingleProducer {
     fn new_ring<Ctx: 'static, const WORDS: usize>(
         capacity: usize,
     ) -> Result<Arc<EventRing<Ctx, WORDS, Self>>, CapacityError> {
-        let storage = HeapStorage::with_capacity(capacity).map_err(|_| CapacityError::Zero)?;
+        let storage = HeapStorage::with_capacity(capacity)?; // EmptyStorage → CapacityError::Zero
         let ring = Ring::builder(storage)
             .wait::<BlockingWait>()
             .readers::<1>()

@@ -144,11 +144,22 @@ use event::EventRing;
 /// # Ok::<(), spanring_std::SpawnError>(())
 /// ```
 ///
-/// With the default 4 words the same closure does not build
-/// (`closure too large for CallbackSlot: ...`). The check is a `const` assertion evaluated
-/// when `post` is instantiated for the closure's type (a post-monomorphization error), so it
-/// fires under `cargo build`/`cargo test`; `cargo check` does not report it (as of Rust 1.95).
-/// To *ask*
+/// With the default 4 words the same closure does not build. The error names the sizes and
+/// the fix, and its "encountered while instantiating" note points at your `post` call (on a
+/// 64-bit target):
+///
+/// ```text
+/// error[E0080]: evaluation panicked: closure too large for its CallbackSlot: it captures 48
+/// bytes, the slot (`CallbackSlot<A, R, WORDS = 4>`) holds 32 bytes. Fix: raise WORDS to at
+/// least 6 (for a Dispatcher: `Dispatcher::<Ctx, 6>::spawn_sized(capacity, ctx)` instead of
+/// `Dispatcher::spawn`), or capture less (a reference, an index, an `Arc` or a `Box`)
+/// ```
+///
+/// (The same message follows once more, from inside the slot.) The check is a `const`
+/// assertion evaluated when `post` is instantiated for the closure's type (a
+/// post-monomorphization error), so it fires under `cargo build`/`cargo test`; `cargo check`
+/// does not report it: it never instantiates generic functions, and stable Rust has no way to
+/// state "fits in `WORDS` words" as a trait bound that `cargo check` would see. To *ask*
 /// whether a closure fits — in a test, in a `const` assertion of your own, or to pick `WORDS` —
 /// use [`Dispatcher::fits`].
 ///

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use spanring_core::{ReserveError, Writer};
+use spanring_core::{ByMut, ReserveError, SendCallbackSlot, Writer};
 
 use super::backoff::Backoff;
 use super::error::{PostError, TryPostError};
@@ -61,6 +61,10 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Poster<Ctx, WORDS, 
     where
         F: FnOnce(&mut Ctx) + Send + 'static,
     {
+        // Compile-time: a closure too big for the slot is refused here, with the sizes and
+        // `spawn_sized` in the message, so the error's "while instantiating" note points at
+        // the caller's `post` (`cargo build`; `cargo check` does not instantiate it).
+        const { SendCallbackSlot::<ByMut<Ctx>, (), WORDS>::__assert_fits::<F>() }
         let _posting = self.gate.enter::<P>();
         // While full, wait a little without parking first (see `Backoff`), then park in
         // `reserve`.
@@ -113,6 +117,10 @@ impl<Ctx: Send + 'static, const WORDS: usize, P: PosterKind> Poster<Ctx, WORDS, 
     where
         F: FnOnce(&mut Ctx) + Send + 'static,
     {
+        // Compile-time: a closure too big for the slot is refused here, with the sizes and
+        // `spawn_sized` in the message, so the error's "while instantiating" note points at
+        // the caller's `post` (`cargo build`; `cargo check` does not instantiate it).
+        const { SendCallbackSlot::<ByMut<Ctx>, (), WORDS>::__assert_fits::<F>() }
         let _posting = self.gate.enter::<P>();
         match self.writer.try_reserve(1) {
             Ok(mut span) => {

@@ -11,9 +11,9 @@ use spanring_core::{
 };
 
 use super::{OwnedMultiProducer, OwnedReader, OwnedWriter};
-use crate::{BlockingWait, HeapStorage};
 #[cfg(unix)]
 use crate::{DoubleMapped, MapError, Zeroable};
+use crate::{HeapStorage, HybridWait};
 
 /// What an owned buffer is made of, chosen by type: memory `S`, producer kind `P`, wait
 /// strategy `W` and reader capacity `READERS`. Start with [`portable`] or [`mapped`], adjust
@@ -33,7 +33,7 @@ use crate::{DoubleMapped, MapError, Zeroable};
 /// # Ok::<(), owned::BuildError>(())
 /// ```
 #[must_use = "a Buffer does nothing until `build` is called"]
-pub struct Buffer<S, P = SingleProducer, W = BlockingWait, const READERS: usize = 4> {
+pub struct Buffer<S, P = SingleProducer, W = HybridWait, const READERS: usize = 4> {
     capacity: usize,
     start: usize,
     prefault: bool,
@@ -94,7 +94,7 @@ impl<S, P, W, const READERS: usize> Buffer<S, P, W, READERS> {
     }
 
     /// Uses wait strategy `W2` for blocking calls (e.g. [`YieldWait`](crate::YieldWait) for
-    /// low latency on spare cores; the default [`BlockingWait`] parks threads).
+    /// low latency on spare cores; the default [`HybridWait`](crate::HybridWait) spins, yields up to 50 µs, then parks).
     ///
     /// ```
     /// use spanring_std::{owned, YieldWait};

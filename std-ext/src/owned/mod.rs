@@ -35,7 +35,8 @@
 //! | [`mapped::<T>(n)`](mapped) (unix)      | [`DoubleMapped`](crate::DoubleMapped), `T: Copy + Zeroable`, contiguous spans | one |
 //! | `mapped::<T>(n).multi_producer()`      | same, plus the bitset                    | many      |
 //!
-//! Further knobs: [`Buffer::wait`] (default [`BlockingWait`]: blocked threads park),
+//! Further knobs: [`Buffer::wait`] (default [`HybridWait`]: blocked threads spin, yield up to
+//! 50 µs, then park),
 //! [`Buffer::readers`] (how many readers may be attached at once, default 4) and
 //! [`Buffer::start_at`] (first cursor, for wrap-around tests).
 //!
@@ -78,9 +79,9 @@ use std::sync::Arc;
 use spanring_core::sync::AtomicUsize;
 use spanring_core::{MultiProducer, Ring, SingleProducer, Writer};
 
-use crate::BlockingWait;
 #[cfg(doc)]
 use crate::HeapStorage;
+use crate::HybridWait;
 
 #[cfg(unix)]
 pub use builder::mapped;
@@ -93,7 +94,7 @@ pub use subscriber::Subscriber;
 pub type OwnedMultiProducer = MultiProducer<Box<[AtomicUsize]>>;
 
 /// The ring inside an owned buffer, shared by all its handles.
-pub type SharedRing<S, P = SingleProducer, W = BlockingWait, const READERS: usize = 4> =
+pub type SharedRing<S, P = SingleProducer, W = HybridWait, const READERS: usize = 4> =
     Arc<Ring<S, P, W, READERS>>;
 
 /// A writer handle of an owned buffer: core's [`Writer`] over the shared ring, with its whole
@@ -102,5 +103,5 @@ pub type SharedRing<S, P = SingleProducer, W = BlockingWait, const READERS: usiz
 /// `reserve_async`/`reserve_with_async`/`push_async` with an async wait strategy). `'static`, and `Send` when the
 /// item type is `Send + Sync`. On a multi-producer buffer it is `Clone`; dropping the last one
 /// closes the ring.
-pub type OwnedWriter<S, P = SingleProducer, W = BlockingWait, const READERS: usize = 4> =
+pub type OwnedWriter<S, P = SingleProducer, W = HybridWait, const READERS: usize = 4> =
     Writer<SharedRing<S, P, W, READERS>>;

@@ -17,7 +17,7 @@ use spanring_core::{
 
 use super::{SharedRing, Subscriber};
 use crate::sync::{AtomicUsize, Ordering};
-use crate::BlockingWait;
+use crate::HybridWait;
 
 /// A reader handle of an owned buffer: core's [`Reader`] over the shared ring (same reading
 /// API, forwarded below), plus [`subscribe`](Self::subscribe) to attach more readers while the
@@ -38,7 +38,7 @@ use crate::BlockingWait;
 /// assert_eq!(w.try_reserve(1).unwrap_err(), ReserveError::Closed);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct OwnedReader<S, P = SingleProducer, W = BlockingWait, const READERS: usize = 4>
+pub struct OwnedReader<S, P = SingleProducer, W = HybridWait, const READERS: usize = 4>
 where
     S: Storage,
     P: ClaimMode,

@@ -8,7 +8,7 @@ use spanring_core::{AttachError, ClaimMode, Ring, SingleProducer, Storage, WaitS
 
 use super::{OwnedReader, SharedRing};
 use crate::sync::{AtomicUsize, Ordering};
-use crate::BlockingWait;
+use crate::HybridWait;
 
 /// Makes [`OwnedReader`]s of an owned buffer on demand, like `tokio::sync::broadcast::Sender::
 /// subscribe`: for a server whose clients come and go. A subscriber holds no reader slot, so
@@ -37,7 +37,7 @@ use crate::BlockingWait;
 /// assert_eq!(w.try_reserve(1).unwrap_err(), ReserveError::Closed);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct Subscriber<S, P = SingleProducer, W = BlockingWait, const READERS: usize = 4>
+pub struct Subscriber<S, P = SingleProducer, W = HybridWait, const READERS: usize = 4>
 where
     S: Storage,
     P: ClaimMode,

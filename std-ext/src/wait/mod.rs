@@ -1,13 +1,15 @@
 //! Thread-based [`WaitStrategy`](spanring_core::WaitStrategy)s: spin-then-yield
-//! ([`YieldWait`]), spin-yield-sleep ([`SleepWait`]) and parking ([`BlockingWait`]: a futex on
-//! Linux, [`CondvarWait`] elsewhere). All of them also implement
-//! [`WaitTimeout`](spanring_core::WaitTimeout).
+//! ([`YieldWait`]), spin-yield-sleep ([`SleepWait`]), parking ([`BlockingWait`]: a futex on
+//! Linux, [`CondvarWait`] elsewhere) and spin-yield-park ([`HybridWait`], the owned buffers'
+//! default). All of them also implement [`WaitTimeout`](spanring_core::WaitTimeout).
 //!
 //! Which one: `BusySpin` (core) for dedicated cores and the lowest latency; [`YieldWait`] when
 //! threads share cores but latency still matters; [`SleepWait`] for background consumers that
 //! may lag by tens of microseconds and should use almost no CPU while idle; [`BlockingWait`]
 //! when threads may idle for long and must cost nothing then, at the price of a syscall on the
-//! wake-up path when somebody actually sleeps.
+//! wake-up path when somebody actually sleeps; [`HybridWait`] (the owned buffers' default) when
+//! a stream is sometimes busy and sometimes idle: it yields for up to 50 µs before parking, so
+//! a busy stream runs as with [`YieldWait`] and an idle one sleeps as with [`BlockingWait`].
 
 #[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
 mod asymmetric_fence;
@@ -15,12 +17,14 @@ mod condvar;
 mod deadline;
 #[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
 mod futex;
+mod hybrid;
 mod sleep_wait;
 mod yield_wait;
 
 pub use condvar::CondvarWait;
 #[cfg(all(any(target_os = "linux", target_os = "android"), not(spanring_loom)))]
 pub use futex::FutexWait;
+pub use hybrid::HybridWait;
 pub use sleep_wait::SleepWait;
 pub use yield_wait::YieldWait;
 
