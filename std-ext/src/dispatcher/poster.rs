@@ -3,7 +3,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use spanring_core::{ByMut, ReserveError, SendCallbackSlot, Writer};
+use spanring_core::callback::ByMut;
+use spanring_core::callback::SendCallbackSlot;
+use spanring_core::{ReserveError, Writer};
 
 use super::backoff::Backoff;
 use super::error::{PostError, TryPostError};
