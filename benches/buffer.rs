@@ -61,7 +61,8 @@ use std::time::{Duration, Instant};
 
 use spanring::std_ext::{BlockingWait, DoubleMapped, HeapStorage, YieldWait};
 use spanring::sync::AtomicUsize;
-use spanring::{multi_words, Backoff, BusySpin, Pacing, Ring, WaitStrategy};
+use spanring::wait::Pacing;
+use spanring::{multi_words, Backoff, BusySpin, Ring, WaitStrategy};
 
 use paired::Paired;
 use report::Row;

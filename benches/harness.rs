@@ -11,7 +11,7 @@
 //! pair ratios, with their range, under three placements: `together` (both threads on CPU 0),
 //! `apart` (one thread per CPU) and `free` (the scheduler decides).
 //!
-//! Our readers keep their default [`Pacing`](spanring::Pacing) (`Pacing::for_items`).
+//! Our readers keep their default [`Pacing`](spanring::wait::Pacing) (`Pacing::for_items`).
 //!
 //! `cargo bench --bench harness` (`-- --quick` for a short run).
 

@@ -27,7 +27,8 @@ use std::sync::Barrier;
 use std::time::Instant;
 
 use spanring::std_ext::YieldWait;
-use spanring::{Pacing, Ring, SliceStorage};
+use spanring::wait::Pacing;
+use spanring::{Ring, SliceStorage};
 
 /// Round trips per run (full mode).
 const TRIPS: u64 = 200_000;

@@ -16,9 +16,10 @@ use std::sync::Barrier;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use spanring::wait::Pacing;
 use spanring::{
-    ClaimMode, MultiProducer, Pacing, ReadError, Reader, Ring, SingleProducer, Storage,
-    WaitStrategy, Writer,
+    ClaimMode, MultiProducer, ReadError, Reader, Ring, SingleProducer, Storage, WaitStrategy,
+    Writer,
 };
 
 use super::check::{item, Checker};

@@ -32,7 +32,8 @@
 /// the writer's whole time slice at once.
 ///
 /// ```
-/// use spanring_core::{Pacing, Ring, SliceStorage};
+/// use spanring_core::{Ring, SliceStorage};
+/// use spanring_core::wait::Pacing;
 /// let mut memory = [0u32; 8];
 /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
 /// let mut r = ring.reader().unwrap();
@@ -69,7 +70,7 @@ impl Pacing {
     /// holds at most one) and zero-sized ones, and under the loom model checker.
     ///
     /// ```
-    /// use spanring_core::Pacing;
+    /// use spanring_core::wait::Pacing;
     /// assert_eq!(Pacing::for_items::<u64>(), Pacing::new(16, Pacing::DEFAULT_SPINS));
     /// assert_eq!(Pacing::for_items::<u8>(), Pacing::new(128, 4));
     /// assert_eq!(Pacing::for_items::<[u8; 64]>(), Pacing::new(2, 4));
@@ -88,7 +89,7 @@ impl Pacing {
     /// items.
     ///
     /// ```
-    /// use spanring_core::Pacing;
+    /// use spanring_core::wait::Pacing;
     /// assert_eq!(Pacing::new(0, 32), Pacing::OFF.with_spins(32));
     /// assert!(!Pacing::new(0, 32).applies(1)); // fewer_than 0: never
     /// assert!(Pacing::new(16, 32).applies(15));
@@ -101,7 +102,7 @@ impl Pacing {
     /// This pacing with `spins` hints.
     ///
     /// ```
-    /// use spanring_core::Pacing;
+    /// use spanring_core::wait::Pacing;
     /// assert_eq!(Pacing::new(16, 8).with_spins(32), Pacing::new(16, 32));
     /// ```
     pub const fn with_spins(self, spins: u32) -> Self {
@@ -116,7 +117,7 @@ impl Pacing {
     /// next look, which paces again).
     ///
     /// ```
-    /// use spanring_core::Pacing;
+    /// use spanring_core::wait::Pacing;
     /// let pacing = Pacing::new(16, 4);
     /// assert!(pacing.applies(15)); // found 15: spins, then looks again
     /// assert!(!pacing.applies(16));

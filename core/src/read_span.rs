@@ -8,6 +8,7 @@ use crate::ring::Ring;
 use crate::ring::RingCore;
 use crate::span_iter::SpanIter;
 use crate::span_iter::SpanIterMut;
+use crate::span_release::SpanRelease;
 use crate::storage::DoubleMappedStorage;
 use crate::storage::Storage;
 use crate::wait::WaitStrategy;
@@ -38,6 +39,7 @@ where
     reader: &'r mut Reader<R>,
     len: usize,
     done: bool,
+    release: SpanRelease,
 }
 
 impl<'r, S, P, W, const N: usize, R> ReadSpan<'r, R>
@@ -53,7 +55,30 @@ where
             reader,
             len,
             done: false,
+            release: SpanRelease::All,
         }
+    }
+
+    /// What dropping this span without [`consume`](Self::consume) does: consume every item
+    /// ([`SpanRelease::All`], the default), none, so the next read shows them again
+    /// ([`SpanRelease::Nothing`]: a peek), or, as a bug, none and a panic in debug builds
+    /// ([`SpanRelease::Explicit`]).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage, SpanRelease};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// ring.writer().unwrap().try_push(5).unwrap();
+    /// let peek = r.try_read(4).unwrap().on_drop(SpanRelease::Nothing);
+    /// assert_eq!(peek[0], 5);
+    /// drop(peek); // consumed nothing
+    /// assert_eq!(r.try_pop(), Ok(5));
+    /// ```
+    #[inline]
+    pub fn on_drop(mut self, release: SpanRelease) -> Self {
+        self.release = release;
+        self
     }
 
     /// Number of items shown.
@@ -478,13 +503,13 @@ where
     fn drop(&mut self) {
         if !self.done {
             self.done = true;
-            if self.len > 0 {
-                self.reader.ring.consume_span(
-                    &mut self.reader.pos,
-                    self.len,
-                    crate::ring::INTERNAL,
-                );
+            let count = self.release.count_on_drop(self.len);
+            if count > 0 {
+                self.reader
+                    .ring
+                    .consume_span(&mut self.reader.pos, count, crate::ring::INTERNAL);
             }
+            self.release.check_explicit("consume");
         }
     }
 }

@@ -140,7 +140,8 @@ where
     /// look finds it.
     ///
     /// ```
-    /// use spanring_core::{Pacing, Ring, SliceStorage};
+    /// use spanring_core::{Ring, SliceStorage};
+    /// use spanring_core::wait::Pacing;
     /// let mut memory = [0u8; 4];
     /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
     /// let mut r = ring.reader().unwrap();
@@ -158,7 +159,8 @@ where
     /// This reader's [`Pacing`].
     ///
     /// ```
-    /// use spanring_core::{Pacing, Ring, SliceStorage};
+    /// use spanring_core::{Ring, SliceStorage};
+    /// use spanring_core::wait::Pacing;
     /// let mut memory = [0u64; 4];
     /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
     /// let mut r = ring.reader().unwrap();

@@ -2,6 +2,7 @@
 //! strategies that need nothing but a CPU ([`BusySpin`], [`Backoff`]). Thread-parking and
 //! timed strategies live in `spanring-std`.
 
+pub use crate::pacing::Pacing;
 use core::time::Duration;
 
 /// Waits for a condition that another thread (or an interrupt) will make true, and wakes

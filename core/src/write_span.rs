@@ -7,6 +7,7 @@ use crate::ring::Ring;
 use crate::ring::RingCore;
 use crate::span_iter::SpanIter;
 use crate::span_iter::SpanIterMut;
+use crate::span_release::SpanRelease;
 use crate::storage::DoubleMappedStorage;
 use crate::storage::Storage;
 use crate::wait::WaitStrategy;
@@ -54,6 +55,7 @@ where
     start: usize,
     len: usize,
     done: bool,
+    release: SpanRelease,
 }
 
 impl<'w, S, P, W, const N: usize, R> WriteSpan<'w, R>
@@ -70,7 +72,28 @@ where
             start,
             len,
             done: false,
+            release: SpanRelease::All,
         }
+    }
+
+    /// What dropping this span without [`publish`](Self::publish) does: publish every slot
+    /// ([`SpanRelease::All`], the default), none ([`SpanRelease::Nothing`]), or, as a bug,
+    /// none and a panic in debug builds ([`SpanRelease::Explicit`]).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage, SpanRelease};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// let span = w.try_reserve(3).unwrap().on_drop(SpanRelease::Explicit);
+    /// span.publish(0); // an explicit decision: nothing
+    /// assert!(r.try_pop().is_err());
+    /// ```
+    #[inline]
+    pub fn on_drop(mut self, release: SpanRelease) -> Self {
+        self.release = release;
+        self
     }
 
     /// Number of reserved slots.
@@ -527,8 +550,16 @@ where
     #[inline(always)]
     fn drop(&mut self) {
         // During unwinding publish nothing: the slots may be half written.
-        let count = if crate::panicking() { 0 } else { self.len };
+        let count = if crate::panicking() {
+            0
+        } else {
+            self.release.count_on_drop(self.len)
+        };
+        let explicit_missing = !self.done;
         self.end(count);
+        if explicit_missing {
+            self.release.check_explicit("publish");
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 //! only waits before a second look, and never loses or reorders what the first look found.
 
 use spanring_core::sync::AtomicUsize;
-use spanring_core::{Pacing, ReadError, Ring, SliceStorage};
+use spanring_core::wait::Pacing;
+use spanring_core::{ReadError, Ring, SliceStorage};
 
 mod support;
 

@@ -176,7 +176,7 @@ where
     }
 
     /// How this reader's blocking reads let its writers get ahead when it keeps up with them
-    /// ([`Reader::set_pacing`], [`Pacing`](spanring_core::Pacing)). Every reader starts with
+    /// ([`Reader::set_pacing`], [`Pacing`](spanring_core::wait::Pacing)). Every reader starts with
     /// `Pacing::for_items::<T>()`, readers made from this one (`subscribe`, a `Subscriber`)
     /// too.
     ///
@@ -191,7 +191,7 @@ where
     /// assert_eq!(r.pop()?, 1);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn set_pacing(&mut self, pacing: spanring_core::Pacing) {
+    pub fn set_pacing(&mut self, pacing: spanring_core::wait::Pacing) {
         self.reader.set_pacing(pacing);
     }
 
@@ -204,7 +204,7 @@ where
     /// assert_eq!(r.pacing(), Pacing::new(16, Pacing::DEFAULT_SPINS)); // 128 bytes of u64s
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn pacing(&self) -> spanring_core::Pacing {
+    pub fn pacing(&self) -> spanring_core::wait::Pacing {
         self.reader.pacing()
     }
 
