@@ -3,7 +3,7 @@
 
 /// Where the bridge's socket goes: ZeroMQ addresses such as `tcp://127.0.0.1:5555`,
 /// `tcp://127.0.0.1:0` (a free port; the bridge reports the one it got) or
-/// `ipc:///tmp/name.sock`.
+/// `ipc:///tmp/name.sock`. Reconnecting after a peer goes away is the engine's (libzmq's) job.
 ///
 /// GNU Radio's `pub_sink`/`push_sink` bind by default and `sub_source`/`pull_source` connect;
 /// either side may do either.
@@ -16,7 +16,7 @@
 pub enum Endpoint {
     /// Listen at this address.
     Bind(String),
-    /// Connect to this address (ZeroMQ reconnects by itself).
+    /// Connect to this address (the peer need not be there yet; libzmq retries).
     Connect(String),
 }
 
@@ -77,6 +77,9 @@ pub struct SenderConfig {
     /// After the ring closes, how long the sender keeps the engine running so that queued
     /// messages reach the network (default 5 s). It ends as soon as the queues are empty.
     pub linger: std::time::Duration,
+    /// The socket's send high-water mark in messages (libzmq's `ZMQ_SNDHWM`, default 1000 as in
+    /// libzmq and GNU Radio): PUB drops messages for a subscriber this far behind, PUSH waits.
+    pub high_water_mark: i32,
 }
 
 impl SenderConfig {
@@ -99,6 +102,7 @@ impl SenderConfig {
             tag_header: false,
             first_offset: 0,
             linger: std::time::Duration::from_secs(5),
+            high_water_mark: 1000,
         }
     }
 
@@ -125,6 +129,12 @@ impl SenderConfig {
         self.linger = linger;
         self
     }
+
+    /// Sets [`high_water_mark`](Self::high_water_mark).
+    pub fn high_water_mark(mut self, messages: i32) -> Self {
+        self.high_water_mark = messages;
+        self
+    }
 }
 
 /// A receiver's settings ([`Receiver::spawn`](crate::Receiver::spawn)).
@@ -148,6 +158,9 @@ pub struct ReceiverConfig {
     /// first one received (a late subscriber) as a gap too; `None` (default) takes the first
     /// message's offset as the start.
     pub first_offset: Option<u64>,
+    /// The socket's receive high-water mark in messages (libzmq's `ZMQ_RCVHWM`, default 1000):
+    /// how many messages the engine queues while the ring is full.
+    pub high_water_mark: i32,
 }
 
 impl ReceiverConfig {
@@ -168,6 +181,7 @@ impl ReceiverConfig {
             endpoint,
             tag_header: false,
             first_offset: None,
+            high_water_mark: 1000,
         }
     }
 
@@ -180,6 +194,12 @@ impl ReceiverConfig {
     /// Sets [`first_offset`](Self::first_offset).
     pub fn first_offset(mut self, offset: Option<u64>) -> Self {
         self.first_offset = offset;
+        self
+    }
+
+    /// Sets [`high_water_mark`](Self::high_water_mark).
+    pub fn high_water_mark(mut self, messages: i32) -> Self {
+        self.high_water_mark = messages;
         self
     }
 }

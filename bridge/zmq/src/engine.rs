@@ -1,130 +1,69 @@
-//! The ZeroMQ engine (the pure-Rust `zeromq` crate on a tokio runtime): one runtime per bridge,
-//! sockets of the four patterns, binding or connecting.
+//! The ZeroMQ engine: libzmq (through the `zmq` crate), one context per bridge, sockets of the
+//! four patterns, binding or connecting.
 
 use std::time::{Duration, Instant};
 
-use tokio::runtime::Runtime;
-use zeromq::{
-    PubSocket, PullSocket, PushSocket, Socket, SocketRecv, SocketSend, SubSocket, ZmqMessage,
-    ZmqResult,
-};
+use crate::config::Endpoint;
 
-use crate::config::{Endpoint, RecvPattern, SendPattern};
+/// How often a bridge blocked in the engine looks at its stop flag.
+pub(crate) const STOP_POLL: Duration = Duration::from_millis(20);
 
-/// A runtime with one worker thread: the engine's connection tasks run there, while the bridge's
-/// own thread drives sends and receives with `block_on`.
-pub(crate) fn runtime() -> std::io::Result<Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .thread_name("spanring-zmq-io")
-        .enable_all()
-        .build()
+/// A socket with the context it belongs to (dropped together, socket first).
+pub(crate) struct Engine {
+    socket: Option<zmq::Socket>,
+    context: zmq::Context,
 }
 
-/// Binds or connects `socket`; returns the address in effect (a bound `:0` port resolved).
-async fn attach<S: Socket>(socket: &mut S, endpoint: &Endpoint) -> ZmqResult<String> {
-    match endpoint {
-        Endpoint::Bind(address) => Ok(socket.bind(address).await?.to_string()),
-        Endpoint::Connect(address) => {
-            socket.connect(address).await?;
-            Ok(address.clone())
-        }
-    }
-}
-
-/// A sending socket.
-pub(crate) enum SendSocket {
-    Pub(PubSocket),
-    Push(PushSocket),
-}
-
-impl SendSocket {
-    /// Opens a socket of `pattern` at `endpoint`.
-    pub(crate) async fn open(
-        pattern: SendPattern,
+impl Engine {
+    /// A socket of `kind`, set up by `setup`, then bound or connected to `endpoint`. Returns it
+    /// with the address in effect (a bound `:0` port resolved).
+    pub(crate) fn open(
+        kind: zmq::SocketType,
         endpoint: &Endpoint,
-    ) -> ZmqResult<(Self, String)> {
-        Ok(match pattern {
-            SendPattern::Pub => {
-                let mut s = PubSocket::new();
-                let at = attach(&mut s, endpoint).await?;
-                (Self::Pub(s), at)
+        setup: impl FnOnce(&zmq::Socket) -> zmq::Result<()>,
+    ) -> zmq::Result<(Self, String)> {
+        let context = zmq::Context::new();
+        let socket = context.socket(kind)?;
+        setup(&socket)?;
+        let at = match endpoint {
+            Endpoint::Bind(address) => {
+                socket.bind(address)?;
+                match socket.get_last_endpoint()? {
+                    Ok(resolved) => resolved,
+                    Err(_) => address.clone(),
+                }
             }
-            SendPattern::Push => {
-                let mut s = PushSocket::new();
-                let at = attach(&mut s, endpoint).await?;
-                (Self::Push(s), at)
+            Endpoint::Connect(address) => {
+                socket.connect(address)?;
+                address.clone()
             }
-        })
+        };
+        Ok((
+            Self {
+                socket: Some(socket),
+                context,
+            },
+            at,
+        ))
     }
 
-    /// Sends one message (PUB: drops it for subscribers whose queue is full; PUSH: gives it back
-    /// in `ZmqError::ReturnToSender` while no peer is connected).
-    pub(crate) async fn send(&mut self, message: ZmqMessage) -> ZmqResult<()> {
-        match self {
-            Self::Pub(s) => s.send(message).await,
-            Self::Push(s) => s.send(message).await,
-        }
-    }
-}
-
-/// A receiving socket.
-pub(crate) enum RecvSocket {
-    Sub(SubSocket),
-    Pull(PullSocket),
-}
-
-impl RecvSocket {
-    /// Opens a socket of `pattern` at `endpoint` (SUB subscribes to everything first, so the
-    /// subscription goes to every peer as it connects).
-    pub(crate) async fn open(
-        pattern: RecvPattern,
-        endpoint: &Endpoint,
-    ) -> ZmqResult<(Self, String)> {
-        Ok(match pattern {
-            RecvPattern::Sub => {
-                let mut s = SubSocket::new();
-                s.subscribe("").await?;
-                let at = attach(&mut s, endpoint).await?;
-                (Self::Sub(s), at)
-            }
-            RecvPattern::Pull => {
-                let mut s = PullSocket::new();
-                let at = attach(&mut s, endpoint).await?;
-                (Self::Pull(s), at)
-            }
-        })
+    /// The socket.
+    pub(crate) fn socket(&self) -> &zmq::Socket {
+        // The socket is only taken in `close`, which consumes self.
+        self.socket.as_ref().expect("socket present until close")
     }
 
-    /// The next message.
-    pub(crate) async fn recv(&mut self) -> ZmqResult<ZmqMessage> {
-        match self {
-            Self::Sub(s) => s.recv().await,
-            Self::Pull(s) => s.recv().await,
-        }
+    /// Closes the socket and ends the context, which waits (at most the socket's linger time)
+    /// until queued messages are written out. Returns whether that finished before `linger`.
+    pub(crate) fn close(mut self, linger: Duration) -> bool {
+        let started = Instant::now();
+        drop(self.socket.take());
+        drop(self.context);
+        started.elapsed() < linger
     }
 }
 
-/// Closes a socket's endpoints and lets the engine's tasks finish writing what is queued, for at
-/// most `linger`. Returns whether every engine task ended in time (then nothing queued was lost
-/// on this side).
-pub(crate) fn close_and_linger(
-    runtime: &Runtime,
-    close: impl std::future::Future<Output = ()>,
-    linger: Duration,
-) -> bool {
-    runtime.block_on(async {
-        close.await;
-        let deadline = Instant::now() + linger;
-        let metrics = tokio::runtime::Handle::current().metrics();
-        loop {
-            if metrics.num_alive_tasks() == 0 {
-                return true;
-            }
-            if Instant::now() >= deadline {
-                return false;
-            }
-            tokio::time::sleep(Duration::from_millis(1)).await;
-        }
-    })
+/// Milliseconds for a libzmq time option, saturated to its `i32`.
+pub(crate) fn millis(d: Duration) -> i32 {
+    i32::try_from(d.as_millis()).unwrap_or(i32::MAX)
 }

@@ -7,9 +7,9 @@ use crate::header::HeaderError;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum BridgeError {
-    /// The ZeroMQ engine failed: bad endpoint, address in use, connect timeout, a send error.
-    Zmq(zeromq::ZmqError),
-    /// The bridge's thread or its async runtime could not be started.
+    /// The ZeroMQ engine (libzmq) failed: a bad endpoint, an address in use, a send error.
+    Zmq(zmq::Error),
+    /// The bridge's thread could not be started.
     Io(std::io::Error),
     /// The item type has size zero: it cannot be framed.
     ZeroSizedItem,
@@ -23,7 +23,7 @@ impl core::fmt::Display for BridgeError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             Self::Zmq(e) => write!(f, "zeromq: {e}"),
-            Self::Io(e) => write!(f, "bridge thread or runtime: {e}"),
+            Self::Io(e) => write!(f, "bridge thread: {e}"),
             Self::ZeroSizedItem => f.write_str("zero-sized items cannot be framed"),
             Self::ZeroBatch => f.write_str("max_items must be at least 1"),
             Self::Panicked => f.write_str("the bridge thread panicked"),
@@ -41,8 +41,8 @@ impl std::error::Error for BridgeError {
     }
 }
 
-impl From<zeromq::ZmqError> for BridgeError {
-    fn from(e: zeromq::ZmqError) -> Self {
+impl From<zmq::Error> for BridgeError {
+    fn from(e: zmq::Error) -> Self {
         Self::Zmq(e)
     }
 }

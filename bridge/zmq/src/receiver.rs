@@ -7,10 +7,9 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use spanring::{ReserveError, WriteHandle};
-use tokio::sync::Notify;
 
-use crate::config::ReceiverConfig;
-use crate::engine::{self, RecvSocket};
+use crate::config::{ReceiverConfig, RecvPattern};
+use crate::engine::{self, Engine};
 use crate::error::{BridgeError, MessageError};
 use crate::header::TagHeader;
 use crate::idle::Idle;
@@ -58,9 +57,6 @@ pub struct ReceiverStats {
     pub rewinds: u64,
     /// The offset the next message should have (tag headers only, once one arrived).
     pub next_offset: Option<u64>,
-    /// Errors the engine reported while receiving (a peer that disconnected or spoke garbage);
-    /// ZeroMQ drops that connection and goes on with the others.
-    pub engine_errors: u64,
 }
 
 /// What a receiver did, once it has ended.
@@ -83,7 +79,6 @@ pub type GapCallback = Box<dyn FnMut(Gap) + Send>;
 #[derive(Debug, Default)]
 struct Shared {
     stop: AtomicBool,
-    wake: Notify,
     progress: Progress<ReceiverStats>,
 }
 
@@ -217,11 +212,10 @@ impl Receiver {
         self.thread.is_finished()
     }
 
-    /// Stops (at once when waiting for a message; within a millisecond when waiting for ring
-    /// space, leaving that message unwritten) and reports.
+    /// Stops (within 20 ms when waiting for a message; within a millisecond when waiting for
+    /// ring space, leaving that message unwritten) and reports.
     pub fn stop(self) -> ReceiverReport {
         self.shared.stop.store(true, Ordering::Relaxed);
-        self.shared.wake.notify_one();
         self.join()
     }
 
@@ -243,17 +237,15 @@ struct Checked<'m> {
 }
 
 /// Checks one message's frames, header and framing; nothing is written here.
-fn check<'m>(
-    message: &'m zeromq::ZmqMessage,
+fn check(
+    payload: &[u8],
+    frames: usize,
     tag_header: bool,
     size: usize,
-) -> Result<Checked<'m>, MessageError> {
-    if message.len() != 1 {
-        return Err(MessageError::Frames {
-            count: message.len(),
-        });
+) -> Result<Checked<'_>, MessageError> {
+    if frames != 1 {
+        return Err(MessageError::Frames { count: frames });
     }
-    let payload: &[u8] = message.get(0).map_or(&[], |b| &b[..]);
     let (offset, items) = if tag_header {
         let h = TagHeader::parse(payload).map_err(MessageError::Header)?;
         (Some(h.offset), &payload[h.items_at..])
@@ -330,56 +322,58 @@ where
     W: WriteHandle,
     W::Item: PlainItem,
 {
-    let failed = |e: BridgeError, ready: mpsc::Sender<Result<String, BridgeError>>| {
-        let _ = ready.send(Err(e));
-        ReceiverReport {
-            stats: shared.progress.get(),
-            unwritten_items: 0,
-            end: End::Stopped,
+    let kind = match config.pattern {
+        RecvPattern::Sub => zmq::SUB,
+        RecvPattern::Pull => zmq::PULL,
+    };
+    let opened = Engine::open(kind, &config.endpoint, |s| {
+        s.set_rcvhwm(config.high_water_mark)?;
+        s.set_rcvtimeo(engine::millis(engine::STOP_POLL))?;
+        s.set_linger(0)?;
+        if kind == zmq::SUB {
+            s.set_subscribe(b"")?;
         }
-    };
-    let runtime = match engine::runtime() {
-        Ok(rt) => rt,
-        Err(e) => return failed(e.into(), ready),
-    };
-    let mut socket = match runtime.block_on(RecvSocket::open(config.pattern, &config.endpoint)) {
-        Ok((socket, endpoint)) => {
+        Ok(())
+    });
+    let engine = match opened {
+        Ok((engine, endpoint)) => {
             let _ = ready.send(Ok(endpoint));
-            socket
+            engine
         }
-        Err(e) => return failed(e.into(), ready),
+        Err(e) => {
+            let _ = ready.send(Err(e.into()));
+            return ReceiverReport {
+                stats: shared.progress.get(),
+                unwritten_items: 0,
+                end: End::Stopped,
+            };
+        }
     };
+    let socket = engine.socket();
     let size = W::Item::WIRE_SIZE;
     let mut next_offset = config.first_offset;
     let mut idle = Idle::default();
     let mut unwritten = 0;
-    let mut engine_errors_in_row = 0u32;
+    let mut message = zmq::Message::new();
+    let mut extra = zmq::Message::new();
     let end = loop {
         if shared.stop.load(Ordering::Relaxed) {
             break End::Stopped;
         }
-        let received = runtime.block_on(async {
-            tokio::select! {
-                m = socket.recv() => Some(m),
-                () = shared.wake.notified() => None,
+        match socket.recv(&mut message, 0) {
+            Ok(()) => {}
+            Err(zmq::Error::EAGAIN | zmq::Error::EINTR) => continue, // the stop poll interval
+            Err(e) => break End::Failed(e.into()),
+        }
+        // A multi-part message: read (and drop) the rest, so the next one starts clean.
+        let mut frames = 1;
+        while socket.get_rcvmore().unwrap_or(false) {
+            if socket.recv(&mut extra, 0).is_err() {
+                break;
             }
-        });
-        let message = match received {
-            None => continue, // woken by stop: the loop's check ends it
-            Some(Ok(m)) => {
-                engine_errors_in_row = 0;
-                m
-            }
-            Some(Err(_)) => {
-                shared.progress.update(|s| s.engine_errors += 1);
-                // A burst of errors (every peer gone) must not spin: back off a little.
-                engine_errors_in_row = engine_errors_in_row.saturating_add(1);
-                let pause = Duration::from_micros(100 << engine_errors_in_row.min(7));
-                runtime.block_on(tokio::time::sleep(pause));
-                continue;
-            }
-        };
-        let checked = match check(&message, config.tag_header, size) {
+            frames += 1;
+        }
+        let checked = match check(&message, frames, config.tag_header, size) {
             Ok(c) => c,
             Err(e) => {
                 shared.progress.update(|s| {
@@ -428,11 +422,7 @@ where
         }
     };
     drop(writer); // the last writer of an owned ring closes it: its readers drain and end
-    {
-        let _guard = runtime.enter();
-        drop(socket);
-    }
-    runtime.shutdown_background();
+    engine.close(std::time::Duration::ZERO);
     ReceiverReport {
         stats: shared.progress.get(),
         unwritten_items: unwritten,

@@ -7,12 +7,10 @@ use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use bytes::{BufMut, BytesMut};
 use spanring::{ReadError, ReadHandle};
-use zeromq::{ZmqError, ZmqMessage};
 
-use crate::config::SenderConfig;
-use crate::engine::{self, SendSocket};
+use crate::config::{SendPattern, SenderConfig};
+use crate::engine::{self, Engine};
 use crate::error::BridgeError;
 use crate::header::{TagHeader, HEADER_LEN};
 use crate::idle::Idle;
@@ -28,8 +26,9 @@ pub struct SenderStats {
     pub items: u64,
     /// The offset the next message's header will carry (`first_offset` + `items`).
     pub next_offset: u64,
-    /// PUSH: times a message came back because no peer was connected, and was sent again.
-    pub no_peer_retries: u64,
+    /// PUSH: times the sender had to wait because no peer was connected or the peer's queue
+    /// was at the high-water mark (the message was kept and sent later).
+    pub blocked_waits: u64,
 }
 
 /// Why a bridge ended.
@@ -106,7 +105,7 @@ impl Sender {
     /// # Errors
     ///
     /// [`BridgeError::Zmq`] if the endpoint cannot be bound or connected,
-    /// [`BridgeError::Io`] if the thread or runtime cannot start, [`BridgeError::ZeroSizedItem`],
+    /// [`BridgeError::Io`] if the thread cannot start, [`BridgeError::ZeroSizedItem`],
     /// [`BridgeError::ZeroBatch`].
     pub fn spawn<R>(reader: R, config: SenderConfig) -> Result<Self, BridgeError>
     where
@@ -206,28 +205,33 @@ where
     R: ReadHandle,
     R::Item: PlainItem,
 {
-    let failed = |e: BridgeError, ready: mpsc::Sender<Result<String, BridgeError>>| {
-        let _ = ready.send(Err(e));
-        SenderReport {
-            stats: shared.progress.get(),
-            unsent_items: 0,
-            flushed: true,
-            end: End::Stopped,
-        }
+    let kind = match config.pattern {
+        SendPattern::Pub => zmq::PUB,
+        SendPattern::Push => zmq::PUSH,
     };
-    let runtime = match engine::runtime() {
-        Ok(rt) => rt,
-        Err(e) => return failed(e.into(), ready),
-    };
-    let mut socket = match runtime.block_on(SendSocket::open(config.pattern, &config.endpoint)) {
-        Ok((socket, endpoint)) => {
+    let opened = Engine::open(kind, &config.endpoint, |s| {
+        s.set_sndhwm(config.high_water_mark)?;
+        s.set_linger(engine::millis(config.linger))
+    });
+    let engine = match opened {
+        Ok((engine, endpoint)) => {
             let _ = ready.send(Ok(endpoint));
-            socket
+            engine
         }
-        Err(e) => return failed(e.into(), ready),
+        Err(e) => {
+            let _ = ready.send(Err(e.into()));
+            return SenderReport {
+                stats: shared.progress.get(),
+                unsent_items: 0,
+                flushed: true,
+                end: End::Stopped,
+            };
+        }
     };
     let size = R::Item::WIRE_SIZE;
     let header = if config.tag_header { HEADER_LEN } else { 0 };
+    let mut buf: Vec<u8> =
+        Vec::with_capacity(header + config.max_items.saturating_mul(size).min(1 << 24));
     let mut offset = config.first_offset;
     let mut idle = Idle::default();
     let mut unsent = 0u64;
@@ -235,17 +239,14 @@ where
         if shared.stop.load(Ordering::Relaxed) {
             break End::Stopped;
         }
-        let mut message = None;
         let read = reader.try_read_with(config.max_items, |a, b| {
-            let n = a.len() + b.len();
-            let mut buf = BytesMut::with_capacity(header + n * size);
+            buf.clear();
             if config.tag_header {
-                buf.put_slice(&TagHeader::bytes(offset));
+                buf.extend_from_slice(&TagHeader::bytes(offset));
             }
-            buf.put_slice(item_bytes(a));
-            buf.put_slice(item_bytes(b));
-            message = Some(ZmqMessage::from(buf.freeze()));
-            n
+            buf.extend_from_slice(item_bytes(a));
+            buf.extend_from_slice(item_bytes(b));
+            a.len() + b.len()
         });
         let n = match read {
             Ok(n) => n as u64,
@@ -256,8 +257,7 @@ where
             }
         };
         idle.reset();
-        let Some(message) = message else { continue };
-        match send(&runtime, &mut socket, message, shared) {
+        match send(engine.socket(), &buf, shared) {
             Ok(()) => {
                 offset += n;
                 shared.progress.update(|s| {
@@ -276,11 +276,7 @@ where
         unsent += reader.available() as u64;
     }
     drop(reader); // an owned reader's drop may close its ring: the writer stops waiting for us
-    let flushed = {
-        let _guard = runtime.enter();
-        engine::close_and_linger(&runtime, async move { drop(socket) }, config.linger)
-    };
-    runtime.shutdown_background();
+    let flushed = engine.close(config.linger);
     SenderReport {
         stats: shared.progress.get(),
         unsent_items: unsent,
@@ -289,27 +285,26 @@ where
     }
 }
 
-/// Hands one message to the engine. PUSH without a connected peer: the engine gives the message
-/// back; wait (1, 2, 4 … 20 ms) and try again until a peer connects or a stop.
-fn send(
-    runtime: &tokio::runtime::Runtime,
-    socket: &mut SendSocket,
-    mut message: ZmqMessage,
-    shared: &Shared,
-) -> Result<(), End> {
-    let mut pause = Duration::from_millis(1);
+/// Hands one message to the engine. PUB never waits (libzmq drops the message for subscribers at
+/// the high-water mark). PUSH waits while no peer is connected or the peer is at the high-water
+/// mark, looking at the stop flag every [`STOP_POLL`](engine::STOP_POLL).
+fn send(socket: &zmq::Socket, message: &[u8], shared: &Shared) -> Result<(), End> {
     loop {
-        match runtime.block_on(socket.send(message)) {
+        match socket.send(message, zmq::DONTWAIT) {
             Ok(()) => return Ok(()),
-            Err(ZmqError::ReturnToSender { message: back, .. }) => {
+            Err(zmq::Error::EAGAIN) => {
                 if shared.stop.load(Ordering::Relaxed) {
                     return Err(End::Stopped);
                 }
-                shared.progress.update(|s| s.no_peer_retries += 1);
-                message = back;
-                runtime.block_on(tokio::time::sleep(pause));
-                pause = (pause * 2).min(Duration::from_millis(20));
+                shared.progress.update(|s| s.blocked_waits += 1);
+                // Wakes as soon as the socket can take a message, or after the poll interval.
+                let timeout = engine::millis(engine::STOP_POLL).into();
+                match socket.poll(zmq::POLLOUT, timeout) {
+                    Ok(_) | Err(zmq::Error::EINTR) => {}
+                    Err(e) => return Err(End::Failed(e.into())),
+                }
             }
+            Err(zmq::Error::EINTR) => {}
             Err(e) => return Err(End::Failed(e.into())),
         }
     }
