@@ -22,10 +22,10 @@ impl Idle {
     /// Wait a little, longer the more rounds in a row found nothing.
     pub(crate) fn wait(&mut self) {
         match self.rounds {
-            0..=15 => core::hint::spin_loop(),
-            16..=47 => std::thread::yield_now(),
+            0..=7 => core::hint::spin_loop(),
+            8..=15 => std::thread::yield_now(),
             n => {
-                let micros = 20u64 << ((n - 48) / 8).min(5);
+                let micros = 20u64 << ((n - 16) / 4).min(5);
                 std::thread::sleep(Duration::from_micros(micros).min(MAX_SLEEP));
             }
         }
