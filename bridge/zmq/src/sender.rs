@@ -53,8 +53,10 @@ pub struct SenderReport {
     /// that could not be handed to the engine. Zero when the ring closed and the stream was sent
     /// to its end.
     pub unsent_items: u64,
-    /// Whether the engine's queues emptied within the linger time after the last message
-    /// (false: messages still queued locally may not have reached the network).
+    /// Whether closing the socket finished before the linger time ran out. Over tcp:// libzmq
+    /// then has written every queued message to the network; over ipc:// libzmq 4.3.4 may drop
+    /// messages still queued for a peer that is behind, even within the linger time (README,
+    /// "Limits").
     pub flushed: bool,
     /// Why it ended.
     pub end: End,
@@ -230,51 +232,74 @@ where
     };
     let size = R::Item::WIRE_SIZE;
     let header = if config.tag_header { HEADER_LEN } else { 0 };
-    let mut buf: Vec<u8> =
-        Vec::with_capacity(header + config.max_items.saturating_mul(size).min(1 << 24));
+    let push = config.pattern == SendPattern::Push;
+    let socket = engine.socket();
     let mut offset = config.first_offset;
     let mut idle = Idle::default();
-    let mut unsent = 0u64;
     let end = loop {
         if shared.stop.load(Ordering::Relaxed) {
             break End::Stopped;
         }
+        // The items are consumed from the ring only once the engine has taken their message:
+        // a stop or a failure leaves them unread, so they count as unsent.
+        let mut failure = None;
         let read = reader.try_read_with(config.max_items, |a, b| {
-            buf.clear();
-            if config.tag_header {
-                buf.extend_from_slice(&TagHeader::bytes(offset));
+            let n = a.len() + b.len();
+            loop {
+                if push {
+                    if let Err(e) = wait_writable(socket, shared) {
+                        failure = Some(e);
+                        return 0;
+                    }
+                }
+                // One copy: ring slots → the message libzmq sends.
+                let mut message = zmq::Message::with_size(header + n * size);
+                let (head, items) = message.split_at_mut(header);
+                if config.tag_header {
+                    head.copy_from_slice(&TagHeader::bytes(offset));
+                }
+                let (first, second) = items.split_at_mut(a.len() * size);
+                first.copy_from_slice(item_bytes(a));
+                second.copy_from_slice(item_bytes(b));
+                match socket.send(message, zmq::DONTWAIT) {
+                    Ok(()) => return n,
+                    // The peer filled up since the poll (or a signal): build it again.
+                    Err(zmq::Error::EAGAIN | zmq::Error::EINTR) => {
+                        if shared.stop.load(Ordering::Relaxed) {
+                            failure = Some(End::Stopped);
+                            return 0;
+                        }
+                    }
+                    Err(e) => {
+                        failure = Some(End::Failed(e.into()));
+                        return 0;
+                    }
+                }
             }
-            buf.extend_from_slice(item_bytes(a));
-            buf.extend_from_slice(item_bytes(b));
-            a.len() + b.len()
         });
-        let n = match read {
-            Ok(n) => n as u64,
-            Err(ReadError::Closed) => break End::RingClosed,
-            Err(_) => {
-                idle.wait();
-                continue;
-            }
-        };
-        idle.reset();
-        match send(engine.socket(), &buf, shared) {
-            Ok(()) => {
-                offset += n;
+        match read {
+            Ok(n) if n > 0 => {
+                idle.reset();
+                offset += n as u64;
                 shared.progress.update(|s| {
                     s.messages += 1;
-                    s.items += n;
+                    s.items += n as u64;
                     s.next_offset = offset;
                 });
             }
-            Err(end) => {
-                unsent += n;
-                break end;
-            }
+            Ok(_) => {}
+            Err(ReadError::Closed) => break End::RingClosed,
+            Err(_) => idle.wait(),
+        }
+        if let Some(end) = failure {
+            break end;
         }
     };
-    if matches!(end, End::Stopped) {
-        unsent += reader.available() as u64;
-    }
+    let unsent = if matches!(end, End::RingClosed) {
+        0
+    } else {
+        reader.available() as u64
+    };
     drop(reader); // an owned reader's drop may close its ring: the writer stops waiting for us
     let flushed = engine.close(config.linger);
     SenderReport {
@@ -285,27 +310,30 @@ where
     }
 }
 
-/// Hands one message to the engine. PUB never waits (libzmq drops the message for subscribers at
-/// the high-water mark). PUSH waits while no peer is connected or the peer is at the high-water
-/// mark, looking at the stop flag every [`STOP_POLL`](engine::STOP_POLL).
-fn send(socket: &zmq::Socket, message: &[u8], shared: &Shared) -> Result<(), End> {
+/// PUSH: waits until the socket can take a message (a peer is connected and below the
+/// high-water mark), looking at the stop flag every [`STOP_POLL`](engine::STOP_POLL). PUB never
+/// waits: libzmq drops the message for subscribers at the high-water mark.
+fn wait_writable(socket: &zmq::Socket, shared: &Shared) -> Result<(), End> {
+    let mut waited = false;
     loop {
-        match socket.send(message, zmq::DONTWAIT) {
-            Ok(()) => return Ok(()),
-            Err(zmq::Error::EAGAIN) => {
-                if shared.stop.load(Ordering::Relaxed) {
-                    return Err(End::Stopped);
-                }
-                shared.progress.update(|s| s.blocked_waits += 1);
-                // Wakes as soon as the socket can take a message, or after the poll interval.
-                let timeout = engine::millis(engine::STOP_POLL).into();
-                match socket.poll(zmq::POLLOUT, timeout) {
-                    Ok(_) | Err(zmq::Error::EINTR) => {}
-                    Err(e) => return Err(End::Failed(e.into())),
-                }
-            }
-            Err(zmq::Error::EINTR) => {}
+        match socket.poll(
+            zmq::POLLOUT,
+            if waited {
+                engine::millis(engine::STOP_POLL).into()
+            } else {
+                0
+            },
+        ) {
+            Ok(ready) if ready > 0 => return Ok(()),
+            Ok(_) | Err(zmq::Error::EINTR) => {}
             Err(e) => return Err(End::Failed(e.into())),
+        }
+        if shared.stop.load(Ordering::Relaxed) {
+            return Err(End::Stopped);
+        }
+        if !waited {
+            shared.progress.update(|s| s.blocked_waits += 1);
+            waited = true;
         }
     }
 }
