@@ -330,9 +330,39 @@ pub enum AttachError {
     /// a writer that is alone can claim without a CAS).
     WriterTaken,
     /// The ring is closed ([`Ring::close`](crate::Ring::close), or its last writer dropped),
-    /// so a writer could claim nothing: closing is final. Readers still attach (to drain).
+    /// so a writer could claim nothing. Readers still attach (to drain). A ring with no
+    /// handle left can be reopened ([`Ring::reopen`](crate::Ring::reopen)).
     Closed,
 }
+
+/// Why [`Ring::reopen`](crate::Ring::reopen) refused.
+///
+/// ```
+/// use spanring_core::{InlineStorage, ReopenError, Ring};
+/// let ring: Ring<InlineStorage<u8, 4>> = Ring::new_inline([0; 4]);
+/// assert_eq!(ring.reopen(), Err(ReopenError::NotClosed));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReopenError {
+    /// The ring is open: nothing to reopen.
+    NotClosed,
+    /// A writer or a reader is still attached: it saw (or may see) the stream end, so the
+    /// ring is reopened only once every handle is gone.
+    HandlesAttached,
+}
+
+impl fmt::Display for ReopenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::NotClosed => "the ring is not closed",
+            Self::HandlesAttached => {
+                "a handle is still attached: drop every writer and reader before reopening"
+            }
+        })
+    }
+}
+
+impl core::error::Error for ReopenError {}
 
 impl fmt::Display for AttachError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -343,7 +373,9 @@ impl fmt::Display for AttachError {
                  it for the ring's life, or build the ring with `.multi_producer()`); on a \
                  multi-producer ring, clone the attached writer for another",
             ),
-            Self::Closed => f.write_str("the ring is closed (closing is final)"),
+            Self::Closed => f.write_str(
+                "the ring is closed (once no handle is attached, `Ring::reopen` opens it again)",
+            ),
         }
     }
 }

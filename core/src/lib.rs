@@ -172,9 +172,10 @@ mod writers;
 // The names of the first hour: the ring, its storage, the handles and spans, the errors and
 // the common waits. Everything else lives in a named module below.
 pub use asynch::AsyncWait;
-pub use builder::RingBuilder;
 pub use claim::{multi_words, ClaimMode, MultiProducer, SingleProducer};
-pub use error::{AttachError, CapacityError, FillError, PushError, ReadError, ReserveError};
+pub use error::{
+    AttachError, CapacityError, FillError, PushError, ReadError, ReopenError, ReserveError,
+};
 pub use read_span::ReadSpan;
 pub use reader::Reader;
 pub use ring::Ring;
@@ -216,6 +217,7 @@ pub mod iter {
 /// ```
 pub mod parts {
     pub use crate::builder::BuildClaimMode;
+    pub use crate::builder::RingBuilder;
     pub use crate::cache_padded::CachePadded;
     pub use crate::layout::Layout;
     pub use crate::readers::ReaderRegistry;

@@ -2,7 +2,7 @@
 
 use crate::cache_padded::CachePadded;
 use crate::claim::{ClaimMode, MultiClaim, MultiProducer, SingleProducer};
-use crate::error::CapacityError;
+use crate::error::{CapacityError, ReopenError};
 use crate::layout::Layout;
 use crate::protocol::state::RingState;
 use crate::readers::ReadPos;
@@ -85,7 +85,7 @@ impl<S: Storage, B: crate::record_words::RecordWords> Ring<S, MultiProducer<B>> 
     /// publishing through `bits`: one record word a slot,
     /// [`multi_words`](crate::multi_words)`(capacity)` words (any initial value; the ring zeroes
     /// them). For other parameters use [`Ring::builder`] with
-    /// [`multi_producer`](crate::RingBuilder::multi_producer)`(bits)`.
+    /// [`multi_producer`](crate::builder::RingBuilder::multi_producer)`(bits)`.
     ///
     /// # Errors
     ///
@@ -115,7 +115,7 @@ impl<
     > Ring<S, MultiProducer<B>, W, READERS>
 {
     /// As [`new_multi`](Self::new_multi) with cursors starting at `start` (see
-    /// [`RingBuilder::start_at`](crate::RingBuilder::start_at)) and the records' lap tag cut
+    /// [`RingBuilder::start_at`](crate::builder::RingBuilder::start_at)) and the records' lap tag cut
     /// to at most `tag_bits` bits (≥ 1), so that tests can reach the tag's wrap-around (and
     /// its scrub) in a few laps, as a 32-bit target with a large ring does. Not for production:
     /// a short tag scrubs more often.
@@ -148,7 +148,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
         Self::build_with(storage, start, W::default(), W::default(), producer)
     }
 
-    /// The one run-time constructor every other one (and [`RingBuilder`](crate::RingBuilder))
+    /// The one run-time constructor every other one (and [`RingBuilder`](crate::builder::RingBuilder))
     /// goes through.
     pub(crate) fn build_with(
         storage: S,
@@ -216,6 +216,68 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
             self.state.close_on_last_writer = false;
             self
         }
+    }
+
+    /// Opens a closed ring again, for a new stream that continues at the published cursor:
+    /// a `static` ring whose producer was stopped (its last writer dropped, or
+    /// [`close`](Self::close)d) and is started again. Only once no handle is attached: every
+    /// writer and reader saw, or may see, the old stream end.
+    ///
+    /// # Errors
+    ///
+    /// [`ReopenError::NotClosed`], [`ReopenError::HandlesAttached`].
+    ///
+    /// ```
+    /// use spanring_core::{InlineStorage, ReopenError, Ring};
+    ///
+    /// static EVENTS: Ring<InlineStorage<u32, 8>> = Ring::new_inline([0; 8]);
+    ///
+    /// let mut r = EVENTS.reader().unwrap();
+    /// drop(EVENTS.writer().unwrap()); // the producer stops: the ring closes
+    /// assert!(r.try_pop().is_err()); // the stream ended
+    /// assert_eq!(EVENTS.reopen(), Err(ReopenError::HandlesAttached));
+    /// drop(r);
+    /// EVENTS.reopen().unwrap(); // the producer starts again
+    /// let mut r = EVENTS.reader().unwrap();
+    /// EVENTS.writer().unwrap().try_push(5).unwrap();
+    /// assert_eq!(r.try_pop(), Ok(5));
+    /// ```
+    pub fn reopen(&self) -> Result<(), ReopenError> {
+        if !self.is_closed() {
+            return Err(ReopenError::NotClosed);
+        }
+        if self.state.readers.active() != 0 {
+            return Err(ReopenError::HandlesAttached);
+        }
+        // The writers word: no writer may be attached, and a writer attaching from now on
+        // is refused until the `closed` flag clears (it checks `is_closed` first and after
+        // counting itself, and undoes the count when it sees the close).
+        // Relaxed: validated by the CAS.
+        let word = self.state.writers.load(Ordering::Relaxed);
+        if word & crate::writers::COUNT != 0 {
+            return Err(ReopenError::HandlesAttached);
+        }
+        // Acquire: every claim and publish of the writers that left (before their AcqRel
+        // decrements) happens before the new stream. Release: part of the word's RMW chain
+        // that a new writer's attach reads. (What a new writer must see of the reset is
+        // published by the `closed` store below, which clears last.)
+        if self
+            .state
+            .writers
+            .compare_exchange(word, 0, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {
+            return Err(ReopenError::HandlesAttached); // a writer is attaching right now
+        }
+        // Relaxed: published by the Release store of `closed` below, which every attach
+        // acquires (`is_closed`) before it uses the ring.
+        self.state.sealed.store(false, Ordering::Relaxed);
+        // The single-producer writer flag, kept taken since the close: hand it out again.
+        self.state.producer.release_writer();
+        // Release: pairs with `is_closed`'s Acquire load in `Writer::attach` (and in readers'
+        // polls): whoever sees the ring open sees the reset before it.
+        self.state.closed.store(false, Ordering::Release);
+        Ok(())
     }
 
     /// Whether dropping the last writer closes the ring: `true` by default, `false` after

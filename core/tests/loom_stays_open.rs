@@ -1,4 +1,5 @@
-//! Loom models of a ring that stays open when its last writer leaves (`Ring::stays_open`):
+//! Loom models of a ring across the life of its writers: one that stays open when its last
+//! writer leaves (`Ring::stays_open`), and one reopened after a close (`Ring::reopen`):
 //! the last writer's drop racing a close (the stream still ends, exactly once sealed, nothing
 //! lost), and a writer attaching again after the previous one left (it continues the stream).
 //!
@@ -119,3 +120,61 @@ macro_rules! writer_attaches_again {
 
 writer_attaches_again!(sp_writer_attaches_again, sp());
 writer_attaches_again!(mp_writer_attaches_again, mp());
+
+/// `reopen` racing a writer that attaches: the writer gets the ring only once it is open
+/// again (never a half-reset one), and afterwards the ring works: closed again by that
+/// writer's drop, reopened, a new stream flows.
+macro_rules! reopen_races_attach {
+    ($name:ident, $ring:expr) => {
+        #[test]
+        fn $name() {
+            loom::model(|| {
+                let ring = $ring;
+                drop(Writer::attach(ring.clone()).unwrap()); // ...and the ring closes
+                let (r1, r2) = (ring.clone(), ring.clone());
+                let opener = thread::spawn(move || r1.reopen().is_ok());
+                let writer = thread::spawn(move || match Writer::attach(r2) {
+                    Ok(mut w) => {
+                        w.try_push(1).unwrap();
+                        true
+                    }
+                    Err(_) => false,
+                });
+                let reopened = opener.join().unwrap();
+                let wrote = writer.join().unwrap();
+                assert!(reopened || !wrote, "a writer attached to a closed ring");
+                // Whatever happened, the ring ends up usable once reopened.
+                if ring.is_closed() {
+                    ring.reopen().unwrap();
+                }
+                let mut r = Reader::attach(ring.clone()).unwrap();
+                let mut w = Writer::attach(ring.clone()).unwrap();
+                w.try_push(2).unwrap();
+                assert_eq!(r.try_pop(), Ok(2));
+            });
+        }
+    };
+}
+
+fn sp_closing() -> Arc<Sp> {
+    Arc::new(
+        Ring::builder(InlineStorage::new([0; 2]))
+            .readers::<1>()
+            .build()
+            .unwrap(),
+    )
+}
+
+fn mp_closing() -> Arc<Mp> {
+    let words: [AtomicUsize; 2] = core::array::from_fn(|_| AtomicUsize::new(0));
+    Arc::new(
+        Ring::builder(InlineStorage::new([0; 2]))
+            .readers::<1>()
+            .multi_producer(words)
+            .build()
+            .unwrap(),
+    )
+}
+
+reopen_races_attach!(sp_reopen_races_attach, sp_closing());
+reopen_races_attach!(mp_reopen_races_attach, mp_closing());

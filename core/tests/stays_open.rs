@@ -104,3 +104,48 @@ fn a_refused_writer_attaches_once_the_first_is_gone() {
     let mut second = ring.writer().unwrap();
     second.try_push(1).unwrap();
 }
+
+/// A closed ring opens again once no handle is attached, single and multi producer; the new
+/// stream continues at the published cursor.
+#[test]
+fn reopen_after_the_producer_stopped() {
+    let mut memory = [0u64; 4];
+    let ring: Ring<_, SingleProducer> = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    assert_eq!(ring.reopen(), Err(spanring_core::ReopenError::NotClosed));
+    for run in 0..10u64 {
+        let mut r = ring.reader().unwrap();
+        let mut w = ring.writer().unwrap();
+        w.try_push(run).unwrap();
+        drop(w); // closes
+        assert_eq!(r.try_pop(), Ok(run));
+        assert_eq!(r.try_pop(), Err(ReadError::Closed));
+        assert_eq!(
+            ring.reopen(),
+            Err(spanring_core::ReopenError::HandlesAttached)
+        );
+        drop(r);
+        ring.reopen().unwrap();
+        assert!(!ring.is_closed());
+    }
+
+    let mut memory = [0u64; 4];
+    let words: [AtomicUsize; 4] = Default::default();
+    let ring: Ring<_, MultiProducer<_>> =
+        Ring::new_multi(SliceStorage::new(&mut memory), words).unwrap();
+    for run in 0..10u64 {
+        let mut r = ring.reader().unwrap();
+        let a = ring.writer().unwrap();
+        let mut b = a.clone();
+        b.try_push(run).unwrap();
+        ring.close();
+        assert_eq!(
+            ring.reopen(),
+            Err(spanring_core::ReopenError::HandlesAttached)
+        );
+        drop((a, b));
+        assert_eq!(r.try_pop(), Ok(run));
+        assert_eq!(r.try_pop(), Err(ReadError::Closed));
+        drop(r);
+        ring.reopen().unwrap();
+    }
+}

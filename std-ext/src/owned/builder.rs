@@ -126,7 +126,7 @@ impl<S, P, W, const READERS: usize> Buffer<S, P, W, READERS> {
     }
 
     /// Starts the cursors at `cursor` instead of 0 (see
-    /// [`RingBuilder::start_at`](spanring_core::RingBuilder::start_at)); used to test the
+    /// [`RingBuilder::start_at`](spanring_core::parts::RingBuilder::start_at)); used to test the
     /// `usize` wrap.
     ///
     /// ```
