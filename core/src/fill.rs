@@ -14,7 +14,7 @@ use crate::ring::Ring;
 use crate::storage::Storage;
 use crate::wait::WaitStrategy;
 use crate::wait::WaitTimeout;
-use crate::write_span::WriteSpan;
+use crate::writer::WriteSpan;
 use crate::writer::Writer;
 
 impl<S, P, W, const N: usize, R> WriteSpan<'_, R>

@@ -14,12 +14,12 @@ use crate::claim::ClaimMode;
 use crate::error::PushError;
 use crate::error::ReadError;
 use crate::error::ReserveError;
-use crate::read_span::ReadSpan;
+use crate::reader::ReadSpan;
 use crate::reader::Reader;
 use crate::ring::Ring;
 use crate::storage::Storage;
 use crate::wait::WaitStrategy;
-use crate::write_span::WriteSpan;
+use crate::writer::WriteSpan;
 use crate::writer::Writer;
 
 /// The reading side of any handle. `pop`/`read_with` wait through the ring's wait strategy;

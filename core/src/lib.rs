@@ -154,7 +154,6 @@ mod inline_ring;
 mod layout;
 mod pacing;
 mod protocol;
-mod read_span;
 mod reader;
 mod reader_iter;
 mod readers;
@@ -165,7 +164,6 @@ mod span_iter;
 mod span_release;
 pub mod storage;
 pub mod wait;
-mod write_span;
 mod writer;
 mod writers;
 
@@ -176,13 +174,13 @@ pub use claim::{multi_words, ClaimMode, MultiProducer, SingleProducer};
 pub use error::{
     AttachError, CapacityError, FillError, PushError, ReadError, ReopenError, ReserveError,
 };
-pub use read_span::ReadSpan;
+pub use reader::ReadSpan;
 pub use reader::Reader;
 pub use ring::Ring;
 pub use span_release::SpanRelease;
 pub use storage::{InlineStorage, SliceStorage, Storage};
 pub use wait::{Backoff, BusySpin, WaitStrategy, WaitTimeout};
-pub use write_span::WriteSpan;
+pub use writer::WriteSpan;
 pub use writer::Writer;
 
 /// Iterators: over a reader's items ([`IntoIter`](iter::IntoIter) from `for x in reader`,

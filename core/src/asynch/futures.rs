@@ -17,12 +17,12 @@ use core::task::{Context, Poll};
 use super::async_wait::{WakerCellId, WakerRegistry};
 use crate::claim::ClaimMode;
 use crate::error::{FillError, PushError, ReadError, ReserveError};
-use crate::read_span::ReadSpan;
+use crate::reader::ReadSpan;
 use crate::reader::Reader;
 use crate::ring::Ring;
 use crate::ring::RingCore;
 use crate::storage::Storage;
-use crate::write_span::WriteSpan;
+use crate::writer::WriteSpan;
 use crate::writer::Writer;
 
 /// Registers `cx`'s waker in `cell` (claiming one the first time); wakes it at once when all

@@ -6,7 +6,7 @@
 //! claim cursor, a sole-writer cache that claims without a CAS while one writer is alone, the
 //! withdrawal of a claim that lost a race with `close`). This file holds what both share: the
 //! fast path, the size and close checks, and the dispatch to a mode's slow path.
-//! Publication is in `claim.rs` (the multi-producer records) and `ring.rs` (`finish_span`);
+//! Publication is in `claim.rs` (the multi-producer records) and `ring/mod.rs` (`finish_span`);
 //! wake-ups stay in the handle layer (`writer/claim.rs` wakes the readers after a claim
 //! that found the ring closed).
 //!

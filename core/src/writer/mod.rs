@@ -3,6 +3,9 @@
 mod claim;
 mod guard;
 mod one_item;
+mod span;
+
+pub use span::WriteSpan;
 
 use one_item::FastPush;
 
@@ -18,7 +21,6 @@ use crate::storage::Storage;
 use crate::sync::Ordering;
 use crate::wait::WaitStrategy;
 use crate::wait::WaitTimeout;
-use crate::write_span::WriteSpan;
 use crate::writers;
 
 /// Reserves spans of slots in a [`Ring`] and publishes them.

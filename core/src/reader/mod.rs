@@ -1,13 +1,15 @@
 //! [`Reader`]: one broadcast reader — sees every item published after it attached, in order.
 
+mod span;
+
 use core::ops::Deref;
 use core::time::Duration;
+pub use span::ReadSpan;
 
 use crate::claim::{ClaimMode, MultiClaim};
 use crate::error::{AttachError, ReadError};
 use crate::pacing::Pacing;
 use crate::protocol::read::{pop_cold, try_read_cold, wait_for_cold};
-use crate::read_span::ReadSpan;
 use crate::readers::ReadPos;
 use crate::ring::Ring;
 use crate::ring::RingCore;
