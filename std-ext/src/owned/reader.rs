@@ -181,7 +181,7 @@ where
     /// too.
     ///
     /// ```
-    /// use spanring_std::core_api::Pacing;
+    /// use spanring_std::core_api::wait::Pacing;
     /// let (mut w, mut r) = spanring_std::owned::portable::<u8>(4).build()?;
     /// assert_eq!(r.pacing(), Pacing::for_items::<u8>());
     /// assert_eq!(r.subscribe()?.pacing(), Pacing::for_items::<u8>());
@@ -198,7 +198,7 @@ where
     /// This reader's pacing ([`Reader::pacing`]).
     ///
     /// ```
-    /// use spanring_std::core_api::Pacing;
+    /// use spanring_std::core_api::wait::Pacing;
     /// let (_w, r) = spanring_std::owned::portable::<u64>(4).build()?;
     /// assert_eq!(r.pacing(), Pacing::for_items::<u64>());
     /// assert_eq!(r.pacing(), Pacing::new(16, Pacing::DEFAULT_SPINS)); // 128 bytes of u64s
