@@ -145,9 +145,12 @@ fn raw(batch: usize, n: u64) -> f64 {
 /// GNU Radio's pub_sink → sub_source, or why not.
 fn gnuradio(n: u64, run: u32) -> Result<f64, String> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ci/zmq_interop_gr.py");
-    let port = 20000 + std::process::id() % 20000;
-    let out = Command::new("/usr/bin/python3")
+    // A fresh port per run (the previous run's may still be held by the kernel), and a limit.
+    let port = 20000 + (std::process::id() + 997 * run) % 20000;
+    let out = Command::new("timeout")
         .args([
+            "150",
+            "/usr/bin/python3",
             script,
             "bench",
             &format!("tcp://127.0.0.1:{port}"),
