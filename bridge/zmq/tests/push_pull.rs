@@ -136,7 +136,9 @@ fn receiver_ends_when_its_ring_closes() {
     w.push(1).unwrap();
     // The receiver ends by itself: join it on another thread and wait, bounded, for its report.
     let (done_tx, done) = std::sync::mpsc::channel();
-    std::thread::spawn(move || done_tx.send(rx.join()));
+    std::thread::spawn(move || {
+        let _ = done_tx.send(rx.join());
+    });
     let report = done.recv_timeout(PATIENCE).expect("receiver did not end");
     assert!(matches!(report.end, End::RingClosed), "{:?}", report.end);
     assert_eq!(report.unwritten_items, 1);
