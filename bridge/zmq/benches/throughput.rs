@@ -144,11 +144,14 @@ fn raw(batch: usize, n: u64) -> f64 {
 }
 
 /// GNU Radio's pub_sink → sub_source, or why not.
-fn gnuradio(n: u64) -> Result<f64, String> {
+fn gnuradio(n: u64, run: u32) -> Result<f64, String> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ci/zmq_interop_gr.py");
-    let port = 20000 + std::process::id() % 20000;
-    let out = Command::new("/usr/bin/python3")
+    // A fresh port per run (the previous run's may still be held by the kernel), and a limit.
+    let port = 20000 + (std::process::id() + 997 * run) % 20000;
+    let out = Command::new("timeout")
         .args([
+            "150",
+            "/usr/bin/python3",
             script,
             "bench",
             &format!("tcp://127.0.0.1:{port}"),
@@ -207,10 +210,10 @@ fn main() {
             p / r
         );
     }
-    match gnuradio(n) {
+    match gnuradio(n, 0) {
         Ok(g) => {
             let g_runs: Vec<f64> = std::iter::once(g)
-                .chain((1..3).filter_map(|_| gnuradio(n).ok()))
+                .chain((1..3).filter_map(|k| gnuradio(n, k).ok()))
                 .collect();
             let g = median(g_runs);
             println!("GNU Radio 3.10 pub_sink → sub_source (gr_complex): {:.1} M samples/s (median of 3)", g / 1e6);

@@ -74,8 +74,8 @@ pub struct SenderConfig {
     /// Stream index written in the first message's header (default 0); later messages count on
     /// from it, one per item sent.
     pub first_offset: u64,
-    /// After the ring closes, how long the sender keeps the engine running so that queued
-    /// messages reach the network (default 5 s). It ends as soon as the queues are empty.
+    /// libzmq's linger: how long messages still queued when the sender's socket closes go on
+    /// being delivered, in the background (default 5 s; the process must live that long).
     pub linger: std::time::Duration,
     /// The socket's send high-water mark in messages (libzmq's `ZMQ_SNDHWM`, default 1000 as in
     /// libzmq and GNU Radio): PUB drops messages for a subscriber this far behind, PUSH waits.

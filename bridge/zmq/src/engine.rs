@@ -1,17 +1,25 @@
-//! The ZeroMQ engine: libzmq (through the `zmq` crate), one context per bridge, sockets of the
-//! four patterns, binding or connecting.
+//! The ZeroMQ engine: libzmq (through the `zmq` crate), one context (one I/O thread) shared by
+//! every bridge of the process, sockets of the four patterns, binding or connecting.
 
-use std::time::{Duration, Instant};
+use std::sync::OnceLock;
+use std::time::Duration;
 
 use crate::config::Endpoint;
 
 /// How often a bridge blocked in the engine looks at its stop flag.
 pub(crate) const STOP_POLL: Duration = Duration::from_millis(20);
 
-/// A socket with the context it belongs to (dropped together, socket first).
+/// The process's libzmq context: one I/O thread for every bridge (on a small machine a thread
+/// per bridge costs more than it brings). It lives as long as the process, so a closed socket's
+/// queued messages go on being delivered in the background, for at most its linger time.
+fn context() -> zmq::Context {
+    static CONTEXT: OnceLock<zmq::Context> = OnceLock::new();
+    CONTEXT.get_or_init(zmq::Context::new).clone()
+}
+
+/// A bridge's socket.
 pub(crate) struct Engine {
-    socket: Option<zmq::Socket>,
-    context: zmq::Context,
+    socket: zmq::Socket,
 }
 
 impl Engine {
@@ -22,8 +30,7 @@ impl Engine {
         endpoint: &Endpoint,
         setup: impl FnOnce(&zmq::Socket) -> zmq::Result<()>,
     ) -> zmq::Result<(Self, String)> {
-        let context = zmq::Context::new();
-        let socket = context.socket(kind)?;
+        let socket = context().socket(kind)?;
         setup(&socket)?;
         let at = match endpoint {
             Endpoint::Bind(address) => {
@@ -38,28 +45,12 @@ impl Engine {
                 address.clone()
             }
         };
-        Ok((
-            Self {
-                socket: Some(socket),
-                context,
-            },
-            at,
-        ))
+        Ok((Self { socket }, at))
     }
 
     /// The socket.
     pub(crate) fn socket(&self) -> &zmq::Socket {
-        // The socket is only taken in `close`, which consumes self.
-        self.socket.as_ref().expect("socket present until close")
-    }
-
-    /// Closes the socket and ends the context, which waits (at most the socket's linger time)
-    /// until queued messages are written out. Returns whether that finished before `linger`.
-    pub(crate) fn close(mut self, linger: Duration) -> bool {
-        let started = Instant::now();
-        drop(self.socket.take());
-        drop(self.context);
-        started.elapsed() < linger
+        &self.socket
     }
 }
 

@@ -423,7 +423,7 @@ where
         }
     };
     drop(writer); // the last writer of an owned ring closes it: its readers drain and end
-    engine.close(std::time::Duration::ZERO);
+    drop(engine);
     ReceiverReport {
         stats: shared.progress.get(),
         unwritten_items: unwritten,

@@ -54,11 +54,6 @@ pub struct SenderReport {
     /// that could not be handed to the engine. Zero when the ring closed and the stream was sent
     /// to its end.
     pub unsent_items: u64,
-    /// Whether closing the socket finished before the linger time ran out. Over tcp:// libzmq
-    /// then has written every queued message to the network; over ipc:// libzmq 4.3.4 may drop
-    /// messages still queued for a peer that is behind, even within the linger time (README,
-    /// "Limits").
-    pub flushed: bool,
     /// Why it ended.
     pub end: End,
 }
@@ -190,7 +185,6 @@ impl Sender {
         self.thread.join().unwrap_or(SenderReport {
             stats,
             unsent_items: 0,
-            flushed: false,
             end: End::Failed(BridgeError::Panicked),
         })
     }
@@ -226,7 +220,6 @@ where
             return SenderReport {
                 stats: shared.progress.get(),
                 unsent_items: 0,
-                flushed: true,
                 end: End::Stopped,
             };
         }
@@ -247,12 +240,6 @@ where
         let read = reader.try_read_with(config.max_items, |a, b| {
             let n = a.len() + b.len();
             loop {
-                if push {
-                    if let Err(e) = wait_writable(socket, shared) {
-                        failure = Some(e);
-                        return 0;
-                    }
-                }
                 // One copy: ring slots → the message libzmq sends.
                 let mut message = zmq::Message::with_size(header + n * size);
                 let (head, items) = message.split_at_mut(header);
@@ -265,6 +252,15 @@ where
                 match socket.send(message, zmq::DONTWAIT) {
                     Ok(()) => return n,
                     // The peer filled up since the poll (or a signal): build it again.
+                    // PUSH without a peer, or at the high-water mark (PUB never says so): wait
+                    // until the socket can take it, then build it again (a failed send drops
+                    // libzmq's copy; the items are still in the ring).
+                    Err(zmq::Error::EAGAIN) if push => {
+                        if let Err(e) = wait_writable(socket, shared) {
+                            failure = Some(e);
+                            return 0;
+                        }
+                    }
                     Err(zmq::Error::EAGAIN | zmq::Error::EINTR) => {
                         if shared.stop.load(Ordering::Relaxed) {
                             failure = Some(End::Stopped);
@@ -302,11 +298,10 @@ where
         reader.available() as u64
     };
     drop(reader); // an owned reader's drop may close its ring: the writer stops waiting for us
-    let flushed = engine.close(config.linger);
+    drop(engine); // closes the socket; libzmq delivers what is queued for at most the linger time
     SenderReport {
         stats: shared.progress.get(),
         unsent_items: unsent,
-        flushed,
         end,
     }
 }

@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::{ipc_address, PATIENCE};
 use spanring::handle::WriteHandle;
 use spanring::std_ext::owned;
@@ -68,7 +66,6 @@ fn counter_stream(bind: &str, n: u64, tag_header: bool, max_items: usize, close_
     let sent = tx.join();
     assert!(matches!(sent.end, End::RingClosed), "{:?}", sent.end);
     assert_eq!((sent.stats.items, sent.unsent_items), (n, 0));
-    assert!(sent.flushed);
     // Nothing more arrives: the receiver saw exactly n items, no gap, no error.
     let stats = rx.stop().stats;
     assert_eq!(stats.items, n);
@@ -137,12 +134,12 @@ fn receiver_ends_when_its_ring_closes() {
     let rx = Receiver::spawn(w2, ReceiverConfig::pull(Endpoint::connect(tx.endpoint()))).unwrap();
     drop(r2); // every reader gone: the ring closes
     w.push(1).unwrap();
-    let deadline = std::time::Instant::now() + PATIENCE;
-    while !rx.is_finished() {
-        assert!(std::time::Instant::now() < deadline, "receiver did not end");
-        std::thread::park_timeout(Duration::from_millis(5));
-    }
-    let report = rx.join();
+    // The receiver ends by itself: join it on another thread and wait, bounded, for its report.
+    let (done_tx, done) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(rx.join());
+    });
+    let report = done.recv_timeout(PATIENCE).expect("receiver did not end");
     assert!(matches!(report.end, End::RingClosed), "{:?}", report.end);
     assert_eq!(report.unwritten_items, 1);
     drop(w);
