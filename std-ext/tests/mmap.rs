@@ -278,6 +278,8 @@ fn new_is_lazy_until_written() {
     target_arch = "x86_64"
 ))]
 #[cfg_attr(miri, ignore)] // mmap is a foreign call Miri cannot run
+// ThreadSanitizer maps its shadow memory on first write, which faults on every page.
+#[cfg_attr(spanring_tsan, ignore)]
 fn prefaulted_first_lap_takes_no_page_faults() {
     let buf = DoubleMapped::<u8>::new_prefaulted(16 << 20).unwrap();
     let bytes = 2 * buf.capacity();
