@@ -277,9 +277,9 @@ fn new_is_lazy_until_written() {
     any(target_os = "linux", target_os = "android"),
     target_arch = "x86_64"
 ))]
-#[cfg_attr(miri, ignore)] // mmap is a foreign call Miri cannot run
-// ThreadSanitizer maps its shadow memory on first write, which faults on every page.
-#[cfg_attr(spanring_tsan, ignore)]
+// Not under Miri (mmap is a foreign call it cannot run) nor ThreadSanitizer (its shadow
+// memory is mapped on first write, which faults on every page).
+#[cfg_attr(any(miri, spanring_tsan), ignore)]
 fn prefaulted_first_lap_takes_no_page_faults() {
     let buf = DoubleMapped::<u8>::new_prefaulted(16 << 20).unwrap();
     let bytes = 2 * buf.capacity();
