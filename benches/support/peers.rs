@@ -12,10 +12,8 @@
 //! a closure capture or a by-value argument lives behind a pointer the compiler cannot prove
 //! private to the thread, so a loop of one-item calls stores and reloads the handle's cached
 //! cursors every item, across the ring's own `Release` store; a local that no call ever gets
-//! the address of stays in registers. Pinned together, spanring's SP writer loop lost its two
-//! stores and one load per item (SP item vs rtrb 1.53× → 1.85–1.88×); of the peers,
-//! disruptor's broadcast rows went 212 → 230 M/s and ringbuf 180 → 197 M/s, rtrb stayed at
-//! 222 M/s.
+//! the address of stays in registers. Every loop here, ours and the peers', takes its handle
+//! into such a local, so no side pays per-item stores and loads that the other does not.
 //!
 //! What each peer can express:
 //! - `rtrb` 0.4 (SPSC): 1P→1C; chunk 1 = `push`/`pop`; `rtrb (batch reads)` = `push` +

@@ -27,10 +27,9 @@ where
     /// private state ([`claim_cold_on_copy`](Self::claim_cold_on_copy)), the store and the
     /// publish inline. No call gets the handle's address, so in a loop of pushes on a handle
     /// the loop owns, the compiler can keep the claim state in registers (as `for x in reader`
-    /// does for the reader's cursor, `reader_iter.rs`). On the sole multi-producer writer's
-    /// fast path that is worth 15% (pinned together, 295 → 338 M/s; the single-producer
-    /// writer's gain was larger, see `Writer::push`'s docs). (`try_push` puts the store and
-    /// the publish out of line too: [`try_push_cold_on_copy`](Self::try_push_cold_on_copy).)
+    /// does for the reader's cursor, `reader_iter.rs`; the measurements are in
+    /// `core/src/NOTES.md`). (`try_push` puts the store and the publish out of line too:
+    /// [`try_push_cold_on_copy`](Self::try_push_cold_on_copy).)
     ///
     /// If the claim unwinds (a panicking wait strategy, or a `notify_all` in a seal), the
     /// handle keeps its state from before the call, and that must stay right:
@@ -72,11 +71,9 @@ where
     /// private state that comes back with the outcome. What stays inline at a `try_push` is
     /// the fast path and one call, so a `try_push` wrapped in a retry closure (a closure handed
     /// to a wait loop) stays small enough for the compiler to inline into the caller's loop;
-    /// with the store and the publish inline here too it was not, a call per item. One item
-    /// at a time through such a closure, a blocking reader, one core: 148–169 → 203–215 M/s.
-    /// The waiting forms keep the store and the publish inline ([`push_cold_on_copy`](
-    /// Self::push_cold_on_copy)): out of line, the single-producer push loop of the buffer
-    /// bench ran 4% slower (522–527 → 500–507 M/s, alternated).
+    /// with the store and the publish inline here too it was not, a call per item. The
+    /// waiting forms keep the store and the publish inline ([`push_cold_on_copy`](
+    /// Self::push_cold_on_copy)): their own loops are faster that way (`core/src/NOTES.md`).
     ///
     /// If the cold part unwinds (an old item's drop, a `notify_all` after the publish or in a
     /// seal), the handle keeps its state from before the call, marked first: no room, so its
@@ -109,9 +106,7 @@ where
     /// The state comes in as three scalars, not as an `SpLocal`: a struct of three words or
     /// more is passed by pointer, and the compiler may then pass the handle's own `local`
     /// (dead after the call, which overwrites it), whose address then escapes and keeps it in
-    /// memory through the whole push loop. Measured: the by-struct form ran the sole
-    /// multi-producer writer at 310 M/s and the single-producer writer 5% slower than this one
-    /// (338 M/s, pinned together).
+    /// memory through the whole push loop (`core/src/NOTES.md` has what that cost).
     #[cold]
     #[inline(never)]
     pub(crate) fn claim_cold_on_copy(
