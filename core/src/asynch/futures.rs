@@ -389,13 +389,12 @@ where
             let want = this.want.min(this.max).max(1);
             let ring = &*reader.ring;
             let mut outcome =
-                crate::protocol::read::poll_at_least(ring, &mut reader.pos, want, this.max);
+                crate::reader::wait::poll_at_least(ring, &mut reader.pos, want, this.max);
             if matches!(outcome, Err(ReadError::Empty)) {
                 register(&*ring.data, &mut this.cell, cx);
                 // The final check, after registering: a writer that publishes from now on
                 // wakes us; one that did before is seen here.
-                outcome =
-                    crate::protocol::read::poll_at_least(ring, &mut reader.pos, want, this.max);
+                outcome = crate::reader::wait::poll_at_least(ring, &mut reader.pos, want, this.max);
             }
             outcome
         };

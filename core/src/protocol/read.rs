@@ -1,5 +1,8 @@
 //! The read protocol below the [`Reader`](crate::Reader) handle: how a reader finds what is
-//! published, waits for it, and catches up after a slow path unwound.
+//! published and catches up after a slow path unwound, over the ring's state block alone.
+//! Waiting and waking are the handle's (`reader/wait.rs`): a poll that passes a hole frees
+//! slots, and tells its caller through `passed_hole` so that it wakes writers waiting for
+//! space.
 //!
 //! A reader's position ([`ReadPos`]) is its cursor plus what it already knows to be published
 //! after it, so most reads load nothing shared. A poll refreshes that: on a single-producer
@@ -12,13 +15,9 @@
 
 use crate::claim::{ClaimMode, MultiClaim};
 use crate::error::ReadError;
-use crate::pacing::Pacing;
+use crate::protocol::state::RingState;
 use crate::readers::ReadPos;
-use crate::ring::Ring;
-use crate::ring::RingCore;
-use crate::storage::Storage;
 use crate::sync::Ordering;
-use crate::wait::WaitStrategy;
 
 /// What a poll found: items to show, and whether a hole (not the published cursor) cut it.
 pub(crate) struct Polled {
@@ -28,156 +27,28 @@ pub(crate) struct Polled {
     pub(crate) known: usize,
 }
 
-/// The slow part of [`Reader::wait_for`]: the cache did not cover the request. Waits through
-/// `wait` if nothing is published (`None`: returns `Empty`, for [`Reader::try_pop`]). Takes the
-/// reader's position by value and returns it (see `wait_for`).
-#[cold]
-#[inline(never)]
-pub(crate) fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
-    pos: ReadPos,
-    pace: Pacing,
-    want: usize,
-    max: usize,
-    wait: Option<impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool>,
-) -> (ReadPos, Result<usize, ReadError>) {
-    wait_for_in(ring, pos, pace, want, max, wait)
-}
-
-/// [`wait_for_cold`]'s body, inlined into it and into [`pop_cold`] (one call on `pop`'s slow
-/// path, not two).
-#[inline(always)]
-pub(crate) fn wait_for_in<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
-    mut pos: ReadPos,
-    pace: Pacing,
-    want: usize,
-    max: usize,
-    wait: Option<impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool>,
-) -> (ReadPos, Result<usize, ReadError>) {
-    if max == 0 {
-        let outcome = zero_length(ring, &mut pos);
-        return (pos, outcome);
-    }
-    let want = want.min(max).max(1);
-    let mut outcome = poll_at_least(ring, &mut pos, want, max);
-    if outcome.is_ok() && pace.applies(pos.ready(&ring.state.layout)) {
-        // Found a few: let the writers get ahead, then look once more (`Pacing`). The second
-        // poll only extends what is known; what the first found stays found.
-        pace.spin();
-        outcome = poll_at_least(ring, &mut pos, want, max);
-    }
-    if matches!(outcome, Err(ReadError::Empty)) {
-        // No wait: a try read reports `Empty`.
-        let Some(wait) = wait else {
-            return (pos, outcome);
-        };
-        let ready = wait(&ring.data, &mut || {
-            outcome = poll_at_least(ring, &mut pos, want, max);
-            !matches!(outcome, Err(ReadError::Empty))
-        });
-        if !ready {
-            return (pos, Err(ReadError::TimedOut));
-        }
-    }
-    (pos, outcome)
-}
-
-/// The slow part of [`Reader::pop`] and [`Reader::try_pop`]: waits
-/// for one item (`wait`: `None` for a try read, which returns `Empty` instead), then clones and
-/// consumes it. Takes
-/// the reader's position by value and returns it, so no call in a loop of `pop`s gets the
-/// handle's address.
-#[cold]
-#[inline(never)]
-pub(crate) fn pop_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
-    pos: ReadPos,
-    pace: Pacing,
-    wait: Option<impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool>,
-) -> (ReadPos, Result<S::Item, ReadError>)
-where
-    S::Item: Clone,
-{
-    let (mut pos, outcome) = wait_for_in(ring, pos, pace, 1, 1, wait);
-    match outcome {
-        Ok(n) => {
-            debug_assert!(n >= 1, "a blocking one-item wait returned nothing");
-            let item = take_one(ring, &mut pos);
-            (pos, Ok(item))
-        }
-        Err(e) => (pos, Err(e)),
-    }
-}
-
-/// A clone of the item at `pos`'s cursor, which must be published and not consumed by this
-/// reader; consumed afterwards (also when `clone` panics).
-#[inline(always)]
-pub(crate) fn take_one<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
-    pos: &mut ReadPos,
-) -> S::Item
-where
-    S::Item: Clone,
-{
-    /// Consumes the one item when dropped, on the normal path and while unwinding.
-    struct ConsumeOne<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
-        ring: &'a Ring<S, P, W, N>,
-        pos: &'a mut ReadPos,
-    }
-    impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
-        for ConsumeOne<'_, S, P, W, N>
-    {
-        fn drop(&mut self) {
-            self.ring.consume_span(self.pos, 1, crate::ring::INTERNAL);
-        }
-    }
-    let guard = ConsumeOne { ring, pos };
-    // SAFETY: the caller's contract: the slot at the cursor is published and not consumed by
-    // this reader, so no writer reuses it until the guard's consume; writers never touch
-    // published slots, so sharing it with other readers is fine.
-    let item = unsafe { (*guard.ring.slot(guard.pos.cursor)).clone() };
-    drop(guard);
-    item
-}
-
-/// The slow part of [`Reader::try_read`]: the cache did not cover the request. Out of line,
-/// so that `try_read` stays small enough to inline (with the poll inlined it was not, and a
-/// loop of `try_read(1)` cost twice as much).
-#[inline(never)]
-pub(crate) fn try_read_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
-    pos: &mut ReadPos,
-    max: usize,
-) -> Result<usize, ReadError> {
-    if max == 0 {
-        zero_length(ring, pos)
-    } else {
-        poll(ring, pos, max).map(|polled| polled.count)
-    }
-}
-
 /// `Ok(n)` with `want ≤ n ≤ max` items to show, or fewer when no more can come;
 /// `Err(Empty)` while fewer than `want` are published and more may come.
 #[inline(always)]
-pub(crate) fn poll_at_least<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
+pub(crate) fn poll_at_least<P: ClaimMode, const N: usize>(
+    state: &RingState<P, N>,
     pos: &mut ReadPos,
     want: usize,
     max: usize,
+    passed_hole: &impl Fn(),
 ) -> Result<usize, ReadError> {
     if max == 0 {
-        return zero_length(ring, pos);
+        return zero_length(state, pos, passed_hole);
     }
-    let polled = poll(ring, pos, max)?;
+    let polled = poll(state, pos, max, passed_hole)?;
     if polled.count >= want || polled.cut_by_hole {
         return Ok(polled.count);
     }
-    if let Some(end) = ring.state.end_of_stream() {
+    if let Some(end) = state.end_of_stream() {
         // Sealed: nothing will be published after `end`; if what we see reaches it, no more
         // can come.
-        let polled = poll(ring, pos, max)?;
-        let seen_to = ring.state.layout.advance(pos.cursor, polled.known);
+        let polled = poll(state, pos, max, passed_hole)?;
+        let seen_to = state.layout.advance(pos.cursor, polled.known);
         if polled.count >= want || seen_to == end {
             return Ok(polled.count);
         }
@@ -191,11 +62,12 @@ pub(crate) fn poll_at_least<S: Storage, P: ClaimMode, W: WaitStrategy, const N: 
 /// or `TimedOut` for a request of nothing.
 #[cold]
 #[inline(never)]
-pub(crate) fn zero_length<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
+pub(crate) fn zero_length<P: ClaimMode, const N: usize>(
+    state: &RingState<P, N>,
     pos: &mut ReadPos,
+    passed_hole: &impl Fn(),
 ) -> Result<usize, ReadError> {
-    match poll(ring, pos, 0) {
+    match poll(state, pos, 0, passed_hole) {
         Ok(_) | Err(ReadError::Empty) => Ok(0),
         Err(e) => Err(e),
     }
@@ -203,18 +75,18 @@ pub(crate) fn zero_length<S: Storage, P: ClaimMode, W: WaitStrategy, const N: us
 
 /// Reloads the published cursor; returns (and caches) how many items follow our cursor.
 #[inline]
-pub(crate) fn refresh<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
+pub(crate) fn refresh<P: ClaimMode, const N: usize>(
+    state: &RingState<P, N>,
     pos: &mut ReadPos,
 ) -> usize {
     // Acquire: pairs with the writers' Release publication; the slots before it are then safe
     // to read.
-    let published = ring.state.published.load(Ordering::Acquire);
-    let ready = ring.state.layout.distance(pos.cursor, published).max(0) as usize;
+    let published = state.published.load(Ordering::Acquire);
+    let ready = state.layout.distance(pos.cursor, published).max(0) as usize;
     // `published` is `ready` items on (never behind the cursor: the reader attached at the
     // published cursor and reads only below it).
     pos.set_ready(
-        &ring.state.layout,
+        &state.layout,
         if ready > 0 { published } else { pos.cursor },
         ready,
     );
@@ -223,31 +95,32 @@ pub(crate) fn refresh<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>
 
 /// How many items (≤ `max`) can be shown now, skipping holes.
 #[inline(always)]
-pub(crate) fn poll<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
+pub(crate) fn poll<P: ClaimMode, const N: usize>(
+    state: &RingState<P, N>,
     pos: &mut ReadPos,
     max: usize,
+    passed_hole: &impl Fn(),
 ) -> Result<Polled, ReadError> {
-    resync(ring, pos);
-    if let Some(m) = ring.state.producer.multi() {
-        return poll_records(ring, m, pos, max);
+    resync(state, pos);
+    if let Some(m) = state.producer.multi() {
+        return poll_records(state, m, pos, max, passed_hole);
     }
-    let mut available = pos.ready(&ring.state.layout);
+    let mut available = pos.ready(&state.layout);
     // (`max(1)`: even a zero-item read must know whether anything is there.)
     if available >= max.max(1) {
         // Known already (a consume past a lap's last slot left no plain steps): set them.
-        pos.set_end(&ring.state.layout, available);
+        pos.set_end(&state.layout, available);
     } else {
-        available = refresh(ring, pos);
+        available = refresh(state, pos);
         if available == 0 {
             // Sealed, then the cursor once more: sealing happens after the last
             // publication of every span claimed before the close, so a reader that sees
             // the seal, is at the end of the stream and sees nothing new has read
             // everything (`Ring::close`).
-            let Some(end) = ring.state.end_of_stream() else {
+            let Some(end) = state.end_of_stream() else {
                 return Err(ReadError::Empty);
             };
-            available = refresh(ring, pos);
+            available = refresh(state, pos);
             if available == 0 {
                 if pos.cursor == end {
                     return Err(ReadError::Closed);
@@ -279,13 +152,10 @@ pub(crate) fn poll<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
 /// cursor is a span head: start from it, knowing nothing). `core/tests/one_item.rs` and
 /// `core/tests/hazards.rs` have a test for each.
 #[inline(always)]
-pub(crate) fn resync<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
-    pos: &mut ReadPos,
-) {
-    let registered = ring.state.readers.cursor(pos.slot);
+pub(crate) fn resync<P: ClaimMode, const N: usize>(state: &RingState<P, N>, pos: &mut ReadPos) {
+    let registered = state.readers.cursor(pos.slot);
     if registered != pos.cursor {
-        resync_cold(&ring.state.layout, pos, registered);
+        resync_cold(&state.layout, pos, registered);
     }
 }
 
@@ -309,11 +179,12 @@ const WALK_AHEAD: usize = 256;
 /// Multi-producer [`poll`]: walks the publication records from the reader's front
 /// (`cursor + ready`, always a span head), passing holes it meets at the cursor.
 #[inline(always)]
-pub(crate) fn poll_records<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
+pub(crate) fn poll_records<P: ClaimMode, const N: usize>(
+    state: &RingState<P, N>,
     m: &P::Multi,
     pos: &mut ReadPos,
     max: usize,
+    passed_hole: &impl Fn(),
 ) -> Result<Polled, ReadError> {
     // Walk ahead of the request: every record found now is one the next reads need not load
     // (their fast path is the cached `ready`), so a reader that keeps up with its writers
@@ -321,7 +192,7 @@ pub(crate) fn poll_records<S: Storage, P: ClaimMode, W: WaitStrategy, const N: u
     let walk = max.max(1).max(WALK_AHEAD);
     let mut end = None;
     loop {
-        let (ready, hole) = walk_records(ring, m, pos, walk);
+        let (ready, hole) = walk_records(state, m, pos, walk, passed_hole);
         if ready > 0 {
             return Ok(Polled {
                 count: ready.min(max),
@@ -339,7 +210,7 @@ pub(crate) fn poll_records<S: Storage, P: ClaimMode, W: WaitStrategy, const N: u
             }
             return Err(ReadError::Empty); // a span claimed before the close is in flight
         }
-        match ring.state.end_of_stream() {
+        match state.end_of_stream() {
             None => return Err(ReadError::Empty),
             Some(at) => end = Some(at),
         }
@@ -350,13 +221,14 @@ pub(crate) fn poll_records<S: Storage, P: ClaimMode, W: WaitStrategy, const N: u
 /// or the records stop; passes (consumes) holes met while nothing is ready. Returns how many
 /// items from the cursor are now known published and whether a hole ended the run.
 #[inline(always)]
-pub(crate) fn walk_records<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
+pub(crate) fn walk_records<P: ClaimMode, const N: usize>(
+    state: &RingState<P, N>,
     m: &P::Multi,
     pos: &mut ReadPos,
     want: usize,
+    passed_hole: &impl Fn(),
 ) -> (usize, bool) {
-    let layout = &ring.state.layout;
+    let layout = &state.layout;
     let mut ready = pos.ready(layout);
     let mut front = pos.front();
     let mut hole = false;
@@ -385,7 +257,8 @@ pub(crate) fn walk_records<S: Storage, P: ClaimMode, W: WaitStrategy, const N: u
                 }
                 // Nothing known (`ready == 0`), so the cursor is the front: pass the hole.
                 front = layout.advance(front, len);
-                ring.consume_to(pos, front, 0);
+                state.consume_to(pos, front, 0);
+                passed_hole();
             }
         }
     }

@@ -21,7 +21,7 @@
 
 use crate::claim::{ClaimMode, MultiClaim};
 use crate::layout::Layout;
-use crate::readers::ReaderRegistry;
+use crate::readers::{ReadPos, ReaderRegistry};
 use crate::sequence::Sequence;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
@@ -79,6 +79,15 @@ impl<P: ClaimMode, const READERS: usize> RingState<P, READERS> {
         // single-producer writer's last publish, or the multi-producer close RMW on the claim
         // cursor, which bounds what readers wait for).
         self.sealed.store(true, Ordering::Release);
+    }
+
+    /// Moves the reader at `pos` to `cursor`, `count` items after its cursor (0 when it passes
+    /// holes), and tells the writers through its registry slot. The caller wakes writers that
+    /// wait for space.
+    #[inline(always)]
+    pub(crate) fn consume_to(&self, pos: &mut ReadPos, cursor: usize, count: usize) {
+        pos.consumed(cursor, count);
+        self.readers.store_own_cursor(pos.slot, cursor);
     }
 
     /// Number of slots.

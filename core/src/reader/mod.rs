@@ -1,6 +1,7 @@
 //! [`Reader`]: one broadcast reader — sees every item published after it attached, in order.
 
 mod span;
+pub(crate) mod wait;
 
 use core::ops::Deref;
 use core::time::Duration;
@@ -9,7 +10,6 @@ pub use span::ReadSpan;
 use crate::claim::{ClaimMode, MultiClaim};
 use crate::error::{AttachError, ReadError};
 use crate::pacing::Pacing;
-use crate::protocol::read::{pop_cold, try_read_cold, wait_for_cold};
 use crate::readers::ReadPos;
 use crate::ring::Ring;
 use crate::ring::RingCore;
@@ -18,6 +18,7 @@ use crate::storage::Storage;
 use crate::sync::Ordering;
 use crate::wait::WaitStrategy;
 use crate::wait::WaitTimeout;
+use wait::{pop_cold, try_read_cold, wait_for_cold};
 
 /// A reader attached to a [`Ring`]. Readers are independent: each sees every item published
 /// after it attached and consumes at its own pace; writers wait for the slowest attached

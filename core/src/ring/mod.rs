@@ -335,8 +335,8 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// to writers.
     #[inline]
     pub(crate) fn consume_to(&self, pos: &mut ReadPos, cursor: usize, count: usize) {
-        pos.consumed(cursor, count);
-        self.publish_read(pos.slot, cursor);
+        self.state.consume_to(pos, cursor, count);
+        self.space.notify_all();
     }
 
     /// Tells the writers that the reader in registry slot `slot` is at `cursor` (everything
