@@ -5,25 +5,15 @@
 //! then runs the one body they share, [`WriteSpan::publish_filled`]: publish what the closure
 //! says it wrote on `Ok`, nothing on `Err`.
 
-use core::ops::Deref;
 use core::time::Duration;
 
-use crate::claim::ClaimMode;
 use crate::error::FillError;
-use crate::ring::Ring;
-use crate::storage::Storage;
-use crate::wait::WaitStrategy;
+use crate::ring_ref::RingPtr;
 use crate::wait::WaitTimeout;
 use crate::writer::WriteSpan;
 use crate::writer::Writer;
 
-impl<S, P, W, const N: usize, R> WriteSpan<'_, R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
+impl<R: RingPtr> WriteSpan<'_, R> {
     /// Lets `fill` write the span, then publishes the count it returns (clamped to the span)
     /// when it returns `Ok`, and nothing (as [`publish`](Self::publish)`(0)`) when it returns
     /// `Err`. If `fill` panics, the span's drop rule applies (with `std`: nothing published).
@@ -46,13 +36,7 @@ where
     }
 }
 
-impl<S, P, W, const N: usize, R> Writer<R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
+impl<R: RingPtr> Writer<R> {
     /// As [`try_reserve_with`](Self::try_reserve_with), waiting through the ring's wait
     /// strategy while the ring is full (as [`reserve`](Self::reserve)); `fill` is called once
     /// the `n` slots are reserved. Publishes what `fill` returns on `Ok`, nothing on `Err`.
@@ -129,7 +113,7 @@ where
         fill: F,
     ) -> Result<usize, FillError<E>>
     where
-        W: WaitTimeout,
+        R::Wait: WaitTimeout,
         F: FnOnce(&mut WriteSpan<'_, R>) -> Result<usize, E>,
     {
         self.reserve_timeout(n, timeout)

@@ -8,17 +8,12 @@
 //! the span wraps around the end of plain memory) and returns how many items it used: zero
 //! copies, and nothing escapes the closure, so no span type (and no lifetime) has to be named.
 
-use core::ops::Deref;
-
-use crate::claim::ClaimMode;
 use crate::error::PushError;
 use crate::error::ReadError;
 use crate::error::ReserveError;
 use crate::reader::ReadSpan;
 use crate::reader::Reader;
-use crate::ring::Ring;
-use crate::storage::Storage;
-use crate::wait::WaitStrategy;
+use crate::ring_ref::RingPtr;
 use crate::writer::WriteSpan;
 use crate::writer::Writer;
 
@@ -165,14 +160,8 @@ pub trait WriteHandle {
         F: FnOnce(&mut [Self::Item], &mut [Self::Item]) -> usize;
 }
 
-impl<S, P, W, const N: usize, R> ReadHandle for Reader<R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
-    type Item = S::Item;
+impl<R: RingPtr> ReadHandle for Reader<R> {
+    type Item = R::Item;
 
     #[inline]
     fn available(&self) -> usize {
@@ -180,17 +169,17 @@ where
     }
 
     #[inline]
-    fn try_pop(&mut self) -> Result<S::Item, ReadError>
+    fn try_pop(&mut self) -> Result<R::Item, ReadError>
     where
-        S::Item: Clone,
+        R::Item: Clone,
     {
         Reader::try_pop(self)
     }
 
     #[inline]
-    fn pop(&mut self) -> Result<S::Item, ReadError>
+    fn pop(&mut self) -> Result<R::Item, ReadError>
     where
-        S::Item: Clone,
+        R::Item: Clone,
     {
         Reader::pop(self)
     }
@@ -198,7 +187,7 @@ where
     #[inline]
     fn try_read_with<F>(&mut self, max: usize, f: F) -> Result<usize, ReadError>
     where
-        F: FnOnce(&[S::Item], &[S::Item]) -> usize,
+        F: FnOnce(&[R::Item], &[R::Item]) -> usize,
     {
         Ok(show(self.try_read(max)?, f))
     }
@@ -206,20 +195,14 @@ where
     #[inline]
     fn read_with<F>(&mut self, max: usize, f: F) -> Result<usize, ReadError>
     where
-        F: FnOnce(&[S::Item], &[S::Item]) -> usize,
+        F: FnOnce(&[R::Item], &[R::Item]) -> usize,
     {
         Ok(show(self.read(max)?, f))
     }
 }
 
-impl<S, P, W, const N: usize, R> WriteHandle for Writer<R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
-    type Item = S::Item;
+impl<R: RingPtr> WriteHandle for Writer<R> {
+    type Item = R::Item;
 
     #[inline]
     fn free(&self) -> usize {
@@ -227,19 +210,19 @@ where
     }
 
     #[inline]
-    fn try_push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
+    fn try_push(&mut self, item: R::Item) -> Result<(), PushError<R::Item>> {
         Writer::try_push(self, item)
     }
 
     #[inline]
-    fn push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
+    fn push(&mut self, item: R::Item) -> Result<(), PushError<R::Item>> {
         Writer::push(self, item)
     }
 
     #[inline]
     fn try_write_with<F>(&mut self, n: usize, f: F) -> Result<usize, ReserveError>
     where
-        F: FnOnce(&mut [S::Item], &mut [S::Item]) -> usize,
+        F: FnOnce(&mut [R::Item], &mut [R::Item]) -> usize,
     {
         Ok(fill(self.try_reserve(n)?, f))
     }
@@ -247,7 +230,7 @@ where
     #[inline]
     fn write_with<F>(&mut self, n: usize, f: F) -> Result<usize, ReserveError>
     where
-        F: FnOnce(&mut [S::Item], &mut [S::Item]) -> usize,
+        F: FnOnce(&mut [R::Item], &mut [R::Item]) -> usize,
     {
         Ok(fill(self.reserve(n)?, f))
     }
@@ -255,13 +238,9 @@ where
 
 /// Shows `span` to `f` and consumes what `f` used (at most the span).
 #[inline(always)]
-fn show<S, P, W, const N: usize, R, F>(span: ReadSpan<'_, R>, f: F) -> usize
+fn show<R: RingPtr, F>(span: ReadSpan<'_, R>, f: F) -> usize
 where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-    F: FnOnce(&[S::Item], &[S::Item]) -> usize,
+    F: FnOnce(&[R::Item], &[R::Item]) -> usize,
 {
     let (a, b) = span.as_slices();
     let used = f(a, b).min(span.len());
@@ -271,13 +250,9 @@ where
 
 /// Lets `f` fill `span` and publishes what `f` says it wrote (at most the span).
 #[inline(always)]
-fn fill<S, P, W, const N: usize, R, F>(mut span: WriteSpan<'_, R>, f: F) -> usize
+fn fill<R: RingPtr, F>(mut span: WriteSpan<'_, R>, f: F) -> usize
 where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-    F: FnOnce(&mut [S::Item], &mut [S::Item]) -> usize,
+    F: FnOnce(&mut [R::Item], &mut [R::Item]) -> usize,
 {
     let n = span.len();
     let (a, b) = span.as_mut_slices();

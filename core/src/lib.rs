@@ -218,10 +218,11 @@ pub mod parts {
     pub use crate::builder::RingBuilder;
     pub use crate::cache_padded::CachePadded;
     pub use crate::layout::Layout;
-    pub use crate::readers::ReaderRegistry;
+    pub use crate::readers::{ReaderRegistry, Registry};
     pub use crate::record_words::RecordWords;
+    pub use crate::ring::GenericRing;
     pub use crate::ring::RingCore;
-    pub use crate::ring_ref::RingRef;
+    pub use crate::ring_ref::{RingPtr, RingRef};
     pub use crate::sequence::{earlier, is_before, is_before_or_eq, signed_distance, Sequence};
 }
 

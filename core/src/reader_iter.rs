@@ -14,14 +14,10 @@
 //! loop on the same reader, and 1.3× with two readers.
 
 use core::iter::FusedIterator;
-use core::ops::Deref;
 
-use crate::claim::ClaimMode;
 use crate::handle::ReadHandle;
 use crate::reader::Reader;
-use crate::ring::Ring;
-use crate::storage::Storage;
-use crate::wait::WaitStrategy;
+use crate::ring_ref::RingPtr;
 
 /// The items of a reader handle it owns, one at a time, until the ring is closed and drained
 /// (each `next` is a [`pop`](ReadHandle::pop)). Made by `for x in reader` or
@@ -217,15 +213,11 @@ where
     }
 }
 
-impl<S, P, W, const N: usize, R> IntoIterator for Reader<R>
+impl<R: RingPtr> IntoIterator for Reader<R>
 where
-    S: Storage,
-    S::Item: Clone,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
+    R::Item: Clone,
 {
-    type Item = S::Item;
+    type Item = R::Item;
     type IntoIter = IntoIter<Self>;
 
     /// The reader as an iterator of its items ([`IntoIter`]): the fastest one-item loop.
@@ -235,15 +227,11 @@ where
     }
 }
 
-impl<'a, S, P, W, const N: usize, R> IntoIterator for &'a mut Reader<R>
+impl<'a, R: RingPtr> IntoIterator for &'a mut Reader<R>
 where
-    S: Storage,
-    S::Item: Clone,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
+    R::Item: Clone,
 {
-    type Item = S::Item;
+    type Item = R::Item;
     type IntoIter = Iter<'a, Reader<R>>;
 
     /// The reader's items, borrowing it ([`Iter`]).
@@ -253,13 +241,7 @@ where
     }
 }
 
-impl<S, P, W, const N: usize, R> Reader<R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
+impl<R: RingPtr> Reader<R> {
     /// The items published now, one at a time, without waiting ([`TryIter`]).
     ///
     /// ```

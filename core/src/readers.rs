@@ -30,6 +30,7 @@
 use crate::cache_padded::CachePadded;
 use crate::error::AttachError;
 use crate::layout::Layout;
+use crate::ring::Internal;
 use crate::sequence::is_before;
 use crate::sync::{AtomicUsize, Ordering};
 
@@ -129,6 +130,7 @@ impl ReadPos {
 /// ```
 /// use spanring_core::sync::{AtomicUsize, Ordering};
 /// use spanring_core::parts::ReaderRegistry;
+/// use spanring_core::parts::Registry;
 /// let published = AtomicUsize::new(10);
 /// let readers = ReaderRegistry::<2>::new(10);
 /// let a = readers.attach(&published).unwrap();
@@ -159,6 +161,7 @@ impl<const N: usize> ReaderRegistry<N> {
     /// ```
     /// use spanring_core::sync::AtomicUsize;
     /// use spanring_core::parts::ReaderRegistry;
+    /// use spanring_core::parts::Registry;
     /// let readers = ReaderRegistry::<4>::new(100);
     /// assert_eq!((readers.cached_min(), readers.active()), (100, 0));
     /// let slot = readers.attach(&AtomicUsize::new(100)).unwrap();
@@ -182,6 +185,7 @@ impl<const N: usize> ReaderRegistry<N> {
     ///
     /// ```
     /// use spanring_core::parts::ReaderRegistry;
+    /// use spanring_core::parts::Registry;
     /// static READERS: ReaderRegistry<2> = ReaderRegistry::new_at_zero();
     /// assert_eq!((READERS.cached_min(), READERS.active()), (0, 0));
     /// ```
@@ -203,13 +207,34 @@ impl<const N: usize> ReaderRegistry<N> {
     ///
     /// ```
     /// use spanring_core::parts::ReaderRegistry;
+    /// use spanring_core::parts::Registry;
     /// let readers = ReaderRegistry::<3>::new(0);
     /// assert_eq!(readers.capacity(), 3);
     /// ```
     pub const fn capacity(&self) -> usize {
         N
     }
+}
 
+/// The operations of a reader registry, over which the ring's protocol runs; implemented by
+/// [`ReaderRegistry`] (a fixed number of slots inside the ring). Generic code names a ring's
+/// registry through this trait, not through its slot count.
+///
+/// # Safety
+///
+/// The ring's protocol trusts an implementation to keep this module's attach/scan protocol:
+/// a cursor it returns is one a reader stored, and a minimum it computes is a lower bound of
+/// every reader present or attaching.
+///
+/// ```
+/// use spanring_core::sync::AtomicUsize;
+/// use spanring_core::parts::{ReaderRegistry, Registry};
+/// let readers = ReaderRegistry::<2>::new(3);
+/// let slot = readers.attach(&AtomicUsize::new(3)).unwrap();
+/// assert_eq!((readers.cursor(slot), readers.active()), (3, 1));
+/// ```
+#[allow(private_interfaces)]
+pub unsafe trait Registry {
     /// Attaches a reader at the current published cursor; returns its slot.
     ///
     /// # Errors
@@ -220,13 +245,137 @@ impl<const N: usize> ReaderRegistry<N> {
     /// use spanring_core::sync::AtomicUsize;
     /// use spanring_core::AttachError;
     /// use spanring_core::parts::ReaderRegistry;
+    /// use spanring_core::parts::Registry;
     /// let published = AtomicUsize::new(7);
     /// let readers = ReaderRegistry::<1>::new(7);
     /// let slot = readers.attach(&published).unwrap();
     /// assert_eq!(readers.cursor(slot), 7); // starts at the published cursor
     /// assert_eq!(readers.attach(&published), Err(AttachError::TooManyReaders { max: 1 }));
     /// ```
-    pub fn attach(&self, published: &AtomicUsize) -> Result<usize, AttachError> {
+    fn attach(&self, published: &AtomicUsize) -> Result<usize, AttachError>;
+
+    /// Frees slot `i`; writers stop waiting for it from their next scan on.
+    ///
+    /// ```
+    /// use spanring_core::sync::AtomicUsize;
+    /// use spanring_core::parts::ReaderRegistry;
+    /// use spanring_core::parts::Registry;
+    /// let published = AtomicUsize::new(0);
+    /// let readers = ReaderRegistry::<1>::new(0);
+    /// let slot = readers.attach(&published).unwrap();
+    /// readers.detach(slot);
+    /// assert_eq!(readers.active(), 0);
+    /// assert!(readers.attach(&published).is_ok()); // the slot is free again
+    /// ```
+    fn detach(&self, i: usize);
+
+    /// The active reader furthest behind, as `(slot, cursor)`, by plain loads (no generation
+    /// check, so a reader attaching meanwhile may be missed): only a hint, for a writer
+    /// waiting on a full ring to watch ([`holds_at`](Self::holds_at)).
+    #[doc(hidden)]
+    fn slowest(&self, _: Internal) -> Option<(usize, usize)>;
+
+    /// Whether slot `i` holds an active reader at `cursor` now: then no writer can have more
+    /// room than that reader leaves, whatever the other readers do (the minimum over the
+    /// active readers is at or behind it).
+    #[doc(hidden)]
+    fn holds_at(&self, i: usize, cursor: usize, _: Internal) -> bool;
+
+    /// Current cursor of slot `i`.
+    ///
+    /// ```
+    /// use spanring_core::sync::{AtomicUsize, Ordering};
+    /// use spanring_core::parts::ReaderRegistry;
+    /// use spanring_core::parts::Registry;
+    /// let published = AtomicUsize::new(5);
+    /// let readers = ReaderRegistry::<2>::new(5);
+    /// let slot = readers.attach(&published).unwrap();
+    /// assert_eq!(readers.cursor(slot), 5);
+    /// readers.store_cursor(slot, 6);
+    /// assert_eq!(readers.cursor(slot), 6);
+    /// ```
+    fn cursor(&self, i: usize) -> usize;
+
+    /// Moves slot `i`'s cursor (the reader consumed up to `cursor`).
+    ///
+    /// ```
+    /// use spanring_core::sync::{AtomicUsize, Ordering};
+    /// use spanring_core::parts::ReaderRegistry;
+    /// use spanring_core::parts::Registry;
+    /// let published = AtomicUsize::new(0);
+    /// let readers = ReaderRegistry::<2>::new(0);
+    /// let slot = readers.attach(&published).unwrap();
+    /// published.store(5, Ordering::Release); // five items published
+    /// readers.store_cursor(slot, 3); // the reader consumed three
+    /// assert_eq!(readers.refresh_min(&published), Some(3));
+    /// ```
+    fn store_cursor(&self, i: usize, cursor: usize);
+
+    /// [`store_cursor`](Self::store_cursor) for an attached reader's own slot, every item:
+    /// `i < N` holds (attach handed it out), so with a power-of-two `N` (the default 4) the
+    /// index is masked instead of checked (no compare and branch per item; the mask changes
+    /// nothing for a valid index).
+    #[doc(hidden)]
+    fn store_own_cursor(&self, i: usize, cursor: usize, _: Internal);
+
+    /// The cached minimum: a cursor no active reader is behind. May be stale (lower than the
+    /// truth), never too high.
+    ///
+    /// ```
+    /// use spanring_core::sync::{AtomicUsize, Ordering};
+    /// use spanring_core::parts::ReaderRegistry;
+    /// use spanring_core::parts::Registry;
+    /// let published = AtomicUsize::new(0);
+    /// let readers = ReaderRegistry::<2>::new(0);
+    /// let slot = readers.attach(&published).unwrap();
+    /// published.store(8, Ordering::Release);
+    /// readers.store_cursor(slot, 5);
+    /// assert_eq!(readers.cached_min(), 0); // stale until a rescan: lower, never higher
+    /// assert_eq!(readers.refresh_min(&published), Some(5));
+    /// assert_eq!(readers.cached_min(), 5);
+    /// ```
+    fn cached_min(&self) -> usize;
+
+    /// Rescans every reader (each cursor loaded once) and caches the minimum. With no active
+    /// readers the minimum is the published cursor (slots beyond it may still be held by
+    /// writers). Returns `None` if readers kept attaching during every retry (the cache then
+    /// keeps its older, lower value).
+    ///
+    /// ```
+    /// use spanring_core::sync::{AtomicUsize, Ordering};
+    /// use spanring_core::parts::ReaderRegistry;
+    /// use spanring_core::parts::Registry;
+    /// let published = AtomicUsize::new(4);
+    /// let readers = ReaderRegistry::<2>::new(0);
+    /// assert_eq!(readers.refresh_min(&published), Some(4)); // no readers: the published cursor
+    /// let _slot = readers.attach(&published).unwrap();
+    /// published.store(9, Ordering::Release);
+    /// assert_eq!(readers.refresh_min(&published), Some(4)); // the reader is still at 4
+    /// ```
+    fn refresh_min(&self, published: &AtomicUsize) -> Option<usize>;
+
+    /// Number of active readers (a snapshot).
+    ///
+    /// ```
+    /// use spanring_core::sync::AtomicUsize;
+    /// use spanring_core::parts::ReaderRegistry;
+    /// use spanring_core::parts::Registry;
+    /// let published = AtomicUsize::new(0);
+    /// let readers = ReaderRegistry::<4>::new(0);
+    /// let a = readers.attach(&published).unwrap();
+    /// let _b = readers.attach(&published).unwrap();
+    /// assert_eq!(readers.active(), 2);
+    /// readers.detach(a);
+    /// assert_eq!(readers.active(), 1);
+    /// ```
+    fn active(&self) -> usize;
+}
+
+// SAFETY: the bodies below are the module's protocol (see the module docs and the loom models
+// in core/tests/loom_ring.rs and loom_records.rs).
+#[allow(private_interfaces)]
+unsafe impl<const N: usize> Registry for ReaderRegistry<N> {
+    fn attach(&self, published: &AtomicUsize) -> Result<usize, AttachError> {
         for (i, slot) in self.slots.iter().enumerate() {
             // Acquire on success: pairs with the Release `detach` of the slot's previous
             // reader. A scan that later sees this slot ACTIVE (through our generation bump)
@@ -265,28 +414,13 @@ impl<const N: usize> ReaderRegistry<N> {
         Err(AttachError::TooManyReaders { max: N })
     }
 
-    /// Frees slot `i`; writers stop waiting for it from their next scan on.
-    ///
-    /// ```
-    /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::parts::ReaderRegistry;
-    /// let published = AtomicUsize::new(0);
-    /// let readers = ReaderRegistry::<1>::new(0);
-    /// let slot = readers.attach(&published).unwrap();
-    /// readers.detach(slot);
-    /// assert_eq!(readers.active(), 0);
-    /// assert!(readers.attach(&published).is_ok()); // the slot is free again
-    /// ```
-    pub fn detach(&self, i: usize) {
+    fn detach(&self, i: usize) {
         // Release: the reader's last reads of its slots happen before writers, which acquire
         // the state in their scan, may reuse them.
         self.slots[i].state.store(FREE, Ordering::Release);
     }
 
-    /// The active reader furthest behind, as `(slot, cursor)`, by plain loads (no generation
-    /// check, so a reader attaching meanwhile may be missed): only a hint, for a writer
-    /// waiting on a full ring to watch ([`holds_at`](Self::holds_at)).
-    pub(crate) fn slowest(&self) -> Option<(usize, usize)> {
+    fn slowest(&self, _: Internal) -> Option<(usize, usize)> {
         let mut slowest: Option<(usize, usize)> = None;
         for (i, slot) in self.slots.iter().enumerate() {
             // Acquire: as in `refresh_min` (a hint here, but the same pairing).
@@ -301,11 +435,8 @@ impl<const N: usize> ReaderRegistry<N> {
         slowest
     }
 
-    /// Whether slot `i` holds an active reader at `cursor` now: then no writer can have more
-    /// room than that reader leaves, whatever the other readers do (the minimum over the
-    /// active readers is at or behind it).
     #[inline]
-    pub(crate) fn holds_at(&self, i: usize, cursor: usize) -> bool {
+    fn holds_at(&self, i: usize, cursor: usize, _: Internal) -> bool {
         // Acquire: pairs with the reader's Release stores (attach, consume, detach); a `true`
         // that a detach or a consume makes stale right after is followed by that reader's
         // notify of the writers' wait strategy, as for any scan.
@@ -313,93 +444,35 @@ impl<const N: usize> ReaderRegistry<N> {
             && self.slots[i].cursor.load(Ordering::Acquire) == cursor
     }
 
-    /// Current cursor of slot `i`.
-    ///
-    /// ```
-    /// use spanring_core::sync::{AtomicUsize, Ordering};
-    /// use spanring_core::parts::ReaderRegistry;
-    /// let published = AtomicUsize::new(5);
-    /// let readers = ReaderRegistry::<2>::new(5);
-    /// let slot = readers.attach(&published).unwrap();
-    /// assert_eq!(readers.cursor(slot), 5);
-    /// readers.store_cursor(slot, 6);
-    /// assert_eq!(readers.cursor(slot), 6);
-    /// ```
     #[inline]
-    pub fn cursor(&self, i: usize) -> usize {
+    fn cursor(&self, i: usize) -> usize {
         // Acquire: pairs with the Release in store_cursor (and the attach stores).
         self.slots[i].cursor.load(Ordering::Acquire)
     }
 
-    /// Moves slot `i`'s cursor (the reader consumed up to `cursor`).
-    ///
-    /// ```
-    /// use spanring_core::sync::{AtomicUsize, Ordering};
-    /// use spanring_core::parts::ReaderRegistry;
-    /// let published = AtomicUsize::new(0);
-    /// let readers = ReaderRegistry::<2>::new(0);
-    /// let slot = readers.attach(&published).unwrap();
-    /// published.store(5, Ordering::Release); // five items published
-    /// readers.store_cursor(slot, 3); // the reader consumed three
-    /// assert_eq!(readers.refresh_min(&published), Some(3));
-    /// ```
     #[inline]
-    pub fn store_cursor(&self, i: usize, cursor: usize) {
+    fn store_cursor(&self, i: usize, cursor: usize) {
         // Release: the reader's reads of the consumed slots happen before a writer that
         // acquires this value overwrites them.
         self.slots[i].cursor.store(cursor, Ordering::Release);
     }
 
-    /// [`store_cursor`](Self::store_cursor) for an attached reader's own slot, every item:
-    /// `i < N` holds (attach handed it out), so with a power-of-two `N` (the default 4) the
-    /// index is masked instead of checked (no compare and branch per item; the mask changes
-    /// nothing for a valid index).
     #[inline(always)]
-    pub(crate) fn store_own_cursor(&self, i: usize, cursor: usize) {
+    fn store_own_cursor(&self, i: usize, cursor: usize, _: Internal) {
         debug_assert!(i < N);
         let i = if N.is_power_of_two() { i & (N - 1) } else { i };
         // Release: as in `store_cursor`.
         self.slots[i].cursor.store(cursor, Ordering::Release);
     }
 
-    /// The cached minimum: a cursor no active reader is behind. May be stale (lower than the
-    /// truth), never too high.
-    ///
-    /// ```
-    /// use spanring_core::sync::{AtomicUsize, Ordering};
-    /// use spanring_core::parts::ReaderRegistry;
-    /// let published = AtomicUsize::new(0);
-    /// let readers = ReaderRegistry::<2>::new(0);
-    /// let slot = readers.attach(&published).unwrap();
-    /// published.store(8, Ordering::Release);
-    /// readers.store_cursor(slot, 5);
-    /// assert_eq!(readers.cached_min(), 0); // stale until a rescan: lower, never higher
-    /// assert_eq!(readers.refresh_min(&published), Some(5));
-    /// assert_eq!(readers.cached_min(), 5);
-    /// ```
     #[inline]
-    pub fn cached_min(&self) -> usize {
+    fn cached_min(&self) -> usize {
         // Acquire: pairs with the Release store in refresh_min, which was made after acquiring
         // the reader cursors it summarises, so the readers' reads happen before our writes.
         self.cached_min.load(Ordering::Acquire)
     }
 
-    /// Rescans every reader (each cursor loaded once) and caches the minimum. With no active
-    /// readers the minimum is the published cursor (slots beyond it may still be held by
-    /// writers). Returns `None` if readers kept attaching during every retry (the cache then
-    /// keeps its older, lower value).
-    ///
-    /// ```
-    /// use spanring_core::sync::{AtomicUsize, Ordering};
-    /// use spanring_core::parts::ReaderRegistry;
-    /// let published = AtomicUsize::new(4);
-    /// let readers = ReaderRegistry::<2>::new(0);
-    /// assert_eq!(readers.refresh_min(&published), Some(4)); // no readers: the published cursor
-    /// let _slot = readers.attach(&published).unwrap();
-    /// published.store(9, Ordering::Release);
-    /// assert_eq!(readers.refresh_min(&published), Some(4)); // the reader is still at 4
-    /// ```
-    pub fn refresh_min(&self, published: &AtomicUsize) -> Option<usize> {
+    fn refresh_min(&self, published: &AtomicUsize) -> Option<usize> {
         for _ in 0..SCAN_RETRIES {
             // AcqRel RMWs (not loads): they take a place in the generation's modification
             // order, which is what the module-level argument rests on.
@@ -425,20 +498,7 @@ impl<const N: usize> ReaderRegistry<N> {
         None
     }
 
-    /// Number of active readers (a snapshot).
-    ///
-    /// ```
-    /// use spanring_core::sync::AtomicUsize;
-    /// use spanring_core::parts::ReaderRegistry;
-    /// let published = AtomicUsize::new(0);
-    /// let readers = ReaderRegistry::<4>::new(0);
-    /// let a = readers.attach(&published).unwrap();
-    /// let _b = readers.attach(&published).unwrap();
-    /// assert_eq!(readers.active(), 2);
-    /// readers.detach(a);
-    /// assert_eq!(readers.active(), 1);
-    /// ```
-    pub fn active(&self) -> usize {
+    fn active(&self) -> usize {
         self.slots
             .iter()
             .filter(|s| s.state.load(Ordering::Acquire) == ACTIVE)

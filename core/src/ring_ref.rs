@@ -1,6 +1,13 @@
-//! [`RingRef`]: what a reader or writer handle may hold to reach its ring.
+//! [`RingRef`]: what a reader or writer handle may hold to reach its ring; [`RingPtr`]: the
+//! ring's parameters named through that pointer.
 
 use core::ops::Deref;
+
+use crate::claim::ClaimMode;
+use crate::readers::Registry;
+use crate::ring::GenericRing;
+use crate::storage::Storage;
+use crate::wait::WaitStrategy;
 
 /// A pointer through which a [`Reader`](crate::Reader) or [`Writer`](crate::Writer) reaches
 /// its ring: `&Ring`, and with the `alloc` feature (on in `spanring-std` and the facade's
@@ -73,3 +80,51 @@ unsafe impl<T: ?Sized> RingRef for alloc::boxed::Box<T> {}
 // loom models (`--cfg spanring_loom`).
 #[cfg(spanring_loom)]
 unsafe impl<T: ?Sized> RingRef for loom::sync::Arc<T> {}
+
+/// A pointer to a ring, with the ring's parameters as associated types: the one bound the
+/// handles' methods carry (`impl<R: RingPtr> Writer<R>`), instead of the ring's storage,
+/// claim mode, wait strategy and reader registry as four parameters each time. Implemented for
+/// every `Deref` to a [`Ring`](crate::Ring) (a [`GenericRing`]); nothing to implement.
+///
+/// ```
+/// use spanring_core::parts::RingPtr;
+/// use spanring_core::{Reader, Ring, SliceStorage};
+/// // Generic over any ring of `u32`, whatever its memory, producers, waits or readers:
+/// fn sum<R: RingPtr<Item = u32>>(reader: &mut Reader<R>) -> u32 {
+///     reader.try_read(usize::MAX).map(|span| span.iter().sum()).unwrap_or(0)
+/// }
+/// let mut memory = [0u32; 4];
+/// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+/// let mut r = ring.reader().unwrap();
+/// ring.writer().unwrap().try_reserve(3).unwrap().copy_from_slice(&[1, 2, 3]);
+/// assert_eq!(sum(&mut r), 6);
+/// ```
+pub trait RingPtr:
+    Deref<Target = GenericRing<Self::Storage, Self::Mode, Self::Wait, Self::Readers>>
+{
+    /// The item type (the storage's).
+    type Item;
+    /// The ring's memory.
+    type Storage: Storage<Item = Self::Item>;
+    /// [`SingleProducer`](crate::SingleProducer) or [`MultiProducer`](crate::MultiProducer).
+    type Mode: ClaimMode;
+    /// How blocking calls wait.
+    type Wait: WaitStrategy;
+    /// The reader registry ([`ReaderRegistry`](crate::parts::ReaderRegistry)`<READERS>`).
+    type Readers: Registry;
+}
+
+impl<S, P, W, G, T> RingPtr for T
+where
+    S: Storage,
+    P: ClaimMode,
+    W: WaitStrategy,
+    G: Registry,
+    T: Deref<Target = GenericRing<S, P, W, G>>,
+{
+    type Item = S::Item;
+    type Storage = S;
+    type Mode = P;
+    type Wait = W;
+    type Readers = G;
+}

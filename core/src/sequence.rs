@@ -178,6 +178,7 @@ impl Sequence {
     ///
     /// ```
     /// use spanring_core::parts::ReaderRegistry;
+    /// use spanring_core::parts::Registry;
     /// use spanring_core::parts::Sequence;
     /// let published = Sequence::new(7);
     /// let readers = ReaderRegistry::<1>::new(7);

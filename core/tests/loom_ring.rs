@@ -11,7 +11,7 @@ use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
 use spanring_core::parts::is_before_or_eq;
-use spanring_core::parts::ReaderRegistry;
+use spanring_core::parts::{ReaderRegistry, Registry};
 use spanring_core::sync::{AtomicUsize, Ordering};
 use spanring_core::{InlineStorage, MultiProducer, ReadError, Ring, SingleProducer};
 

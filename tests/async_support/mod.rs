@@ -180,8 +180,8 @@ pub async fn yield_now() {
 }
 
 use spanring::asynch::WakerRegistry;
-use spanring::{ClaimMode, ReadError, Reader, Ring, Storage, Writer};
-use std::ops::Deref;
+use spanring::parts::RingPtr;
+use spanring::{ReadError, Reader, Writer};
 
 // The tags and the per-reader check of the threaded harness (tests/common).
 #[path = "../support/tagged.rs"]
@@ -189,16 +189,10 @@ mod tagged;
 pub use tagged::{tag, InOrder};
 
 /// Writes `items` tagged items from producer `id` in spans of `chunk` through `reserve_async`.
-pub async fn produce<R, S, P, W, const N: usize>(
-    writer: &mut Writer<R>,
-    id: usize,
-    items: u64,
-    chunk: usize,
-) where
-    R: Deref<Target = Ring<S, P, W, N>>,
-    S: Storage<Item = u64>,
-    P: ClaimMode,
-    W: WakerRegistry,
+pub async fn produce<R>(writer: &mut Writer<R>, id: usize, items: u64, chunk: usize)
+where
+    R: RingPtr<Item = u64>,
+    R::Wait: WakerRegistry,
 {
     let mut counter = 0u64;
     while counter < items {
@@ -213,17 +207,10 @@ pub async fn produce<R, S, P, W, const N: usize>(
 
 /// Reads through `read_async` until the ring closes; checks ([`InOrder`]) that every
 /// producer's items arrive exactly once and in order. Returns the number of items seen.
-pub async fn consume<R, S, P, W, const N: usize>(
-    reader: &mut Reader<R>,
-    producers: usize,
-    items: u64,
-    chunk: usize,
-) -> u64
+pub async fn consume<R>(reader: &mut Reader<R>, producers: usize, items: u64, chunk: usize) -> u64
 where
-    R: Deref<Target = Ring<S, P, W, N>>,
-    S: Storage<Item = u64>,
-    P: ClaimMode,
-    W: WakerRegistry,
+    R: RingPtr<Item = u64>,
+    R::Wait: WakerRegistry,
 {
     let mut check = InOrder::new(producers);
     loop {

@@ -19,8 +19,10 @@ use crate::claim::ClaimMode;
 use crate::error::{FillError, PushError, ReadError, ReserveError};
 use crate::reader::ReadSpan;
 use crate::reader::Reader;
-use crate::ring::Ring;
+use crate::readers::Registry;
+use crate::ring::GenericRing;
 use crate::ring::RingCore;
+use crate::ring_ref::RingPtr;
 use crate::storage::Storage;
 use crate::writer::WriteSpan;
 use crate::writer::Writer;
@@ -53,12 +55,9 @@ where
     cell: Option<WakerCellId>,
 }
 
-impl<S, P, W, const N: usize, R> Writer<R>
+impl<R: RingPtr> Writer<R>
 where
-    S: Storage,
-    P: ClaimMode,
-    W: WakerRegistry,
-    R: Deref<Target = Ring<S, P, W, N>>,
+    R::Wait: WakerRegistry,
 {
     /// Reserves exactly `n` slots, waiting asynchronously while the ring is full.
     ///
@@ -113,7 +112,7 @@ where
     /// # let mut writer = ring.writer().unwrap();
     /// # drop(produce(&mut writer));
     /// ```
-    pub async fn push_async(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
+    pub async fn push_async(&mut self, item: R::Item) -> Result<(), PushError<R::Item>> {
         match self.reserve_async(1).await {
             Ok(span) => {
                 span.put_first(item);
@@ -181,12 +180,9 @@ where
     }
 }
 
-impl<'a, S, P, W, const N: usize, R> Future for ReserveFuture<'a, R>
+impl<'a, R: RingPtr> Future for ReserveFuture<'a, R>
 where
-    S: Storage,
-    P: ClaimMode,
-    W: WakerRegistry,
-    R: Deref<Target = Ring<S, P, W, N>>,
+    R::Wait: WakerRegistry,
 {
     type Output = Result<WriteSpan<'a, R>, ReserveError>;
 
@@ -259,12 +255,9 @@ where
     cell: Option<WakerCellId>,
 }
 
-impl<S, P, W, const N: usize, R> Reader<R>
+impl<R: RingPtr> Reader<R>
 where
-    S: Storage,
-    P: ClaimMode,
-    W: WakerRegistry,
-    R: Deref<Target = Ring<S, P, W, N>>,
+    R::Wait: WakerRegistry,
 {
     /// Up to `max` items, waiting asynchronously until at least one is published.
     ///
@@ -356,20 +349,17 @@ where
     /// # let mut reader = ring.reader().unwrap();
     /// # drop(total(&mut reader));
     /// ```
-    pub async fn pop_async(&mut self) -> Result<S::Item, ReadError>
+    pub async fn pop_async(&mut self) -> Result<R::Item, ReadError>
     where
-        S::Item: Clone,
+        R::Item: Clone,
     {
         Ok(self.read_async(1).await?.take_first())
     }
 }
 
-impl<'a, S, P, W, const N: usize, R> Future for ReadFuture<'a, R>
+impl<'a, R: RingPtr> Future for ReadFuture<'a, R>
 where
-    S: Storage,
-    P: ClaimMode,
-    W: WakerRegistry,
-    R: Deref<Target = Ring<S, P, W, N>>,
+    R::Wait: WakerRegistry,
 {
     type Output = Result<ReadSpan<'a, R>, ReadError>;
 
@@ -446,7 +436,9 @@ pub trait AsyncRing: RingCore {
     fn release_data_cell(&self, cell: WakerCellId);
 }
 
-impl<S: Storage, P: ClaimMode, W: WakerRegistry, const N: usize> AsyncRing for Ring<S, P, W, N> {
+impl<S: Storage, P: ClaimMode, W: WakerRegistry, G: Registry> AsyncRing
+    for GenericRing<S, P, W, G>
+{
     fn release_space_cell(&self, cell: WakerCellId) {
         self.space.release(cell);
     }
@@ -455,7 +447,7 @@ impl<S: Storage, P: ClaimMode, W: WakerRegistry, const N: usize> AsyncRing for R
     }
 }
 
-impl<S: Storage, P: ClaimMode, W: crate::WaitStrategy, const N: usize> Ring<S, P, W, N> {
+impl<S: Storage, P: ClaimMode, W: crate::WaitStrategy, G: Registry> GenericRing<S, P, W, G> {
     /// The wait strategy writers wait on for free space (readers notify it) — e.g. to check
     /// [`AsyncWait::registered`](crate::AsyncWait::registered).
     ///

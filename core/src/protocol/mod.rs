@@ -30,6 +30,7 @@ pub(crate) mod state;
 
 use crate::claim::{ClaimMode, SpLocal};
 use crate::error::ReserveError;
+use crate::readers::Registry;
 use crate::sync::Ordering;
 use crate::writers;
 use state::RingState;
@@ -38,8 +39,8 @@ use state::RingState;
 /// single-producer ring, no close is seen), `None` for everything else. An `Option` in
 /// registers, so the one-item calls that branch on it never build a `Result` in memory.
 #[inline(always)]
-pub(crate) fn claim_fast<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn claim_fast<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     local: &SpLocal,
     n: usize,
 ) -> Option<usize> {
@@ -74,8 +75,8 @@ pub(crate) fn claim_fast<P: ClaimMode, const N: usize>(
 /// ring is closed, or the ring is multi-producer (the CAS loop). A claim that returns
 /// `Closed` may have sealed the close or withdrawn a claim: the caller wakes the readers.
 #[inline(always)]
-pub(crate) fn claim_slow<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn claim_slow<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     local: &mut SpLocal,
     n: usize,
     closed: bool,
@@ -110,7 +111,7 @@ pub(crate) fn claim_slow<P: ClaimMode, const N: usize>(
 /// this load and coherence makes it return `true`. A scan that saw no such detach computed
 /// a minimum that gives no space the close could have freed.
 #[inline]
-pub(crate) fn closed_since_scan<P: ClaimMode, const N: usize>(state: &RingState<P, N>) -> bool {
+pub(crate) fn closed_since_scan<P: ClaimMode, G: Registry>(state: &RingState<P, G>) -> bool {
     state.closed.load(Ordering::Relaxed)
 }
 
@@ -120,9 +121,7 @@ pub(crate) fn closed_since_scan<P: ClaimMode, const N: usize>(state: &RingState<
 /// that wait for the seal is the caller's: every claim that returns `Closed` does.)
 #[cold]
 #[inline(never)]
-pub(crate) fn closed_for_claim<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
-) -> ReserveError {
+pub(crate) fn closed_for_claim<P: ClaimMode, G: Registry>(state: &RingState<P, G>) -> ReserveError {
     // Acquire: the close's CAS (Release) decided the flags we read.
     if !P::MULTI || state.writers.load(Ordering::Acquire) & writers::SEAL_DEFERRED != 0 {
         state.seal();

@@ -11,14 +11,15 @@ use super::state::RingState;
 use super::{closed_for_claim, closed_since_scan};
 use crate::claim::{ClaimMode, MultiClaim, SpLocal};
 use crate::error::ReserveError;
+use crate::readers::Registry;
 use crate::sync::Ordering;
 use crate::writers;
 
 /// The multi-producer claim past the fast paths: by the writers word, the sole writer's
 /// cached claim (taking the cache if this writer is alone) or the CAS loop.
 #[inline(always)]
-pub(crate) fn claim_multi_slow<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn claim_multi_slow<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     local: &mut SpLocal,
     m: &P::Multi,
     n: usize,
@@ -64,8 +65,8 @@ pub(crate) fn claim_multi_slow<P: ClaimMode, const N: usize>(
 /// become a skipped hole, so the slow path could no longer tell the close from a full
 /// ring: loom's `mp_close_races_claims_and_partial_publish` caught that).
 #[inline(always)]
-pub(crate) fn claim_shared_fast<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn claim_shared_fast<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     n: usize,
 ) -> Option<Result<usize, ReserveError>> {
     let m = state.producer.multi()?;
@@ -106,8 +107,8 @@ pub(crate) fn claim_shared_fast<P: ClaimMode, const N: usize>(
 /// (moving the published hint to its claim cursor, writers module) and claims from the
 /// cache, as a single-producer writer does.
 #[inline(always)]
-pub(crate) fn claim_cached<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn claim_cached<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     local: &mut SpLocal,
     claim: usize,
     n: usize,
@@ -149,8 +150,8 @@ pub(crate) fn claim_cached<P: ClaimMode, const N: usize>(
 
 /// The multi-producer claim of one of several writers: a CAS on the claim cursor.
 #[inline(always)]
-pub(crate) fn claim_multi<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn claim_multi<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     m: &P::Multi,
     n: usize,
 ) -> Result<usize, ReserveError> {
@@ -218,8 +219,8 @@ pub(crate) fn claim_multi<P: ClaimMode, const N: usize>(
 /// for the claim cursor can finish (the caller wakes them: the claim returns `Closed`).
 #[cold]
 #[inline(never)]
-pub(crate) fn withdraw<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn withdraw<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     start: usize,
     n: usize,
 ) -> ReserveError {

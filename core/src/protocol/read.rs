@@ -17,6 +17,7 @@ use crate::claim::{ClaimMode, MultiClaim};
 use crate::error::ReadError;
 use crate::protocol::state::RingState;
 use crate::readers::ReadPos;
+use crate::readers::Registry;
 use crate::sync::Ordering;
 
 /// What a poll found: items to show, and whether a hole (not the published cursor) cut it.
@@ -30,8 +31,8 @@ pub(crate) struct Polled {
 /// `Ok(n)` with `want ≤ n ≤ max` items to show, or fewer when no more can come;
 /// `Err(Empty)` while fewer than `want` are published and more may come.
 #[inline(always)]
-pub(crate) fn poll_at_least<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn poll_at_least<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     pos: &mut ReadPos,
     want: usize,
     max: usize,
@@ -62,8 +63,8 @@ pub(crate) fn poll_at_least<P: ClaimMode, const N: usize>(
 /// or `TimedOut` for a request of nothing.
 #[cold]
 #[inline(never)]
-pub(crate) fn zero_length<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn zero_length<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     pos: &mut ReadPos,
     passed_hole: &impl Fn(),
 ) -> Result<usize, ReadError> {
@@ -75,8 +76,8 @@ pub(crate) fn zero_length<P: ClaimMode, const N: usize>(
 
 /// Reloads the published cursor; returns (and caches) how many items follow our cursor.
 #[inline]
-pub(crate) fn refresh<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn refresh<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     pos: &mut ReadPos,
 ) -> usize {
     // Acquire: pairs with the writers' Release publication; the slots before it are then safe
@@ -95,8 +96,8 @@ pub(crate) fn refresh<P: ClaimMode, const N: usize>(
 
 /// How many items (≤ `max`) can be shown now, skipping holes.
 #[inline(always)]
-pub(crate) fn poll<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn poll<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     pos: &mut ReadPos,
     max: usize,
     passed_hole: &impl Fn(),
@@ -152,7 +153,7 @@ pub(crate) fn poll<P: ClaimMode, const N: usize>(
 /// cursor is a span head: start from it, knowing nothing). `core/tests/one_item.rs` and
 /// `core/tests/hazards.rs` have a test for each.
 #[inline(always)]
-pub(crate) fn resync<P: ClaimMode, const N: usize>(state: &RingState<P, N>, pos: &mut ReadPos) {
+pub(crate) fn resync<P: ClaimMode, G: Registry>(state: &RingState<P, G>, pos: &mut ReadPos) {
     let registered = state.readers.cursor(pos.slot);
     if registered != pos.cursor {
         resync_cold(&state.layout, pos, registered);
@@ -179,8 +180,8 @@ const WALK_AHEAD: usize = 256;
 /// Multi-producer [`poll`]: walks the publication records from the reader's front
 /// (`cursor + ready`, always a span head), passing holes it meets at the cursor.
 #[inline(always)]
-pub(crate) fn poll_records<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn poll_records<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     m: &P::Multi,
     pos: &mut ReadPos,
     max: usize,
@@ -221,8 +222,8 @@ pub(crate) fn poll_records<P: ClaimMode, const N: usize>(
 /// or the records stop; passes (consumes) holes met while nothing is ready. Returns how many
 /// items from the cursor are now known published and whether a hole ended the run.
 #[inline(always)]
-pub(crate) fn walk_records<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn walk_records<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     m: &P::Multi,
     pos: &mut ReadPos,
     want: usize,

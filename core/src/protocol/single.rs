@@ -16,13 +16,15 @@ use super::state::RingState;
 use super::{closed_for_claim, closed_since_scan};
 use crate::claim::{ClaimMode, SpLocal};
 use crate::error::ReserveError;
+use crate::readers::Registry;
+use crate::ring::INTERNAL;
 use crate::sync::Ordering;
 
 /// The single-producer claim past the fast path's cached free count: from the published
 /// cursor, rescanning the readers only if the cached limit leaves too little room.
 #[inline(always)]
-pub(crate) fn claim_single_slow<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn claim_single_slow<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     local: &mut SpLocal,
     n: usize,
 ) -> Result<usize, ReserveError> {
@@ -56,12 +58,12 @@ pub(crate) fn claim_single_slow<P: ClaimMode, const N: usize>(
 /// cursor `next`, as `(registry slot, cursor)`: the one furthest behind, if with it alone
 /// fewer than `n` slots would be free. `None` if no such reader is seen (the next check
 /// then claims again).
-pub(crate) fn holding_reader<P: ClaimMode, const N: usize>(
-    state: &RingState<P, N>,
+pub(crate) fn holding_reader<P: ClaimMode, G: Registry>(
+    state: &RingState<P, G>,
     next: usize,
     n: usize,
 ) -> Option<WatchedReader> {
-    let (slot, cursor) = state.readers.slowest()?;
+    let (slot, cursor) = state.readers.slowest(INTERNAL)?;
     // Only this writer moves `next`, and the reader never passes it: `used ≥ 0`.
     let used = state.layout.distance(cursor, next);
     let free = state.capacity().saturating_sub(used.max(0) as usize);
@@ -82,12 +84,13 @@ impl WatchedReader {
     /// the same cursor): then a claim would fail `Full` again. `false` ends the watch and the
     /// caller claims again, which decides (`Closed`, `Full` or a claim).
     #[inline]
-    pub(crate) fn still_holds<P: ClaimMode, const N: usize>(self, state: &RingState<P, N>) -> bool {
+    pub(crate) fn still_holds<P: ClaimMode, G: Registry>(self, state: &RingState<P, G>) -> bool {
         // Relaxed: a hint, as in `claim_fast`: a `true` seen here only sends us to the claim,
         // whose slow path decides with its own orderings. The close is looked at before the
         // reader, so a close made before the waiting strategy's `notify_all` is seen by the
         // check that follows the wake-up, whatever the watched reader does (the strategy's
         // contract: a check after registration sees every store made before a later notify).
-        !state.closed.load(Ordering::Relaxed) && state.readers.holds_at(self.slot, self.cursor)
+        !state.closed.load(Ordering::Relaxed)
+            && state.readers.holds_at(self.slot, self.cursor, INTERNAL)
     }
 }

@@ -21,17 +21,18 @@
 
 use crate::claim::{ClaimMode, MultiClaim};
 use crate::layout::Layout;
-use crate::readers::{ReadPos, ReaderRegistry};
+use crate::readers::{ReadPos, Registry};
+use crate::ring::INTERNAL;
 use crate::sequence::Sequence;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 
 /// The ring's shared protocol state (see the module docs).
 #[repr(C)]
-pub(crate) struct RingState<P, const READERS: usize> {
+pub(crate) struct RingState<P, G> {
     /// Single-producer: the published cursor. Multi-producer: a hint (a span head with
     /// everything before it published), advanced by walkers.
     pub(crate) published: Sequence,
-    pub(crate) readers: ReaderRegistry<READERS>,
+    pub(crate) readers: G,
     pub(crate) producer: P,
     /// Writer count, close flag and sole-writer cache flag (`writers` module).
     pub(crate) writers: AtomicUsize,
@@ -47,14 +48,14 @@ pub(crate) struct RingState<P, const READERS: usize> {
     pub(crate) close_on_last_writer: bool,
 }
 
-impl<P: ClaimMode, const READERS: usize> RingState<P, READERS> {
+impl<P: ClaimMode, G: Registry> RingState<P, G> {
     crate::__maybe_const_fn! {
         /// An open ring's state at `start`, with no handle attached. `readers` must start at
         /// `start`.
         pub(crate) fn new(
             layout: Layout,
             start: usize,
-            readers: ReaderRegistry<READERS>,
+            readers: G,
             producer: P,
         ) -> Self {
             Self {
@@ -87,7 +88,7 @@ impl<P: ClaimMode, const READERS: usize> RingState<P, READERS> {
     #[inline(always)]
     pub(crate) fn consume_to(&self, pos: &mut ReadPos, cursor: usize, count: usize) {
         pos.consumed(cursor, count);
-        self.readers.store_own_cursor(pos.slot, cursor);
+        self.readers.store_own_cursor(pos.slot, cursor, INTERNAL);
     }
 
     /// Number of slots.

@@ -11,8 +11,10 @@ use crate::claim::{ClaimMode, MultiClaim};
 use crate::error::{AttachError, ReadError};
 use crate::pacing::Pacing;
 use crate::readers::ReadPos;
-use crate::ring::Ring;
+use crate::readers::Registry;
+use crate::ring::GenericRing;
 use crate::ring::RingCore;
+use crate::ring_ref::RingPtr;
 use crate::ring_ref::RingRef;
 use crate::storage::Storage;
 use crate::sync::Ordering;
@@ -20,7 +22,7 @@ use crate::wait::WaitStrategy;
 use crate::wait::WaitTimeout;
 use wait::{pop_cold, try_read_cold, wait_for_cold};
 
-/// A reader attached to a [`Ring`]. Readers are independent: each sees every item published
+/// A reader attached to a [`Ring`](crate::Ring). Readers are independent: each sees every item published
 /// after it attached and consumes at its own pace; writers wait for the slowest attached
 /// reader. Dropping the reader detaches it, so it never stalls writers afterwards.
 ///
@@ -41,7 +43,7 @@ use wait::{pop_cold, try_read_cold, wait_for_cold};
 /// (Reserving 0 slots likewise returns an empty span at once, or `Closed`.)
 ///
 /// **Close.** A reader reports `Closed` only after every span claimed before the close was
-/// published or dropped (see [`Ring::close`]).
+/// published or dropped (see [`Ring::close`](crate::Ring::close)).
 ///
 /// ```
 /// use spanring_core::{ReadError, Ring, SliceStorage};
@@ -69,13 +71,7 @@ where
     pace: Pacing,
 }
 
-impl<S, P, W, const N: usize, R> Reader<R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
+impl<R: RingPtr> Reader<R> {
     /// A reader of the ring behind `ring`, attached at its current published cursor.
     ///
     /// # Errors
@@ -110,7 +106,7 @@ where
         let reader = Self {
             ring,
             pos: ReadPos::new(slot, cursor),
-            pace: Pacing::for_items::<S::Item>(),
+            pace: Pacing::for_items::<R::Item>(),
         };
         // A writer whose rescan of the readers overlapped this attach (and every retry of it)
         // kept its old minimum and may be waiting for space it actually has; nothing else
@@ -133,13 +129,13 @@ where
     /// assert_eq!(r.ring().capacity(), 4);
     /// assert_eq!(r.ring().reader_count(), 1);
     /// ```
-    pub fn ring(&self) -> &Ring<S, P, W, N> {
+    pub fn ring(&self) -> &R::Target {
         &self.ring
     }
 
     /// How this reader's blocking reads let its writers get ahead when it keeps up with them
     /// ([`Pacing`] says how and what it costs). A reader starts with
-    /// [`Pacing::for_items`]`::<S::Item>()`; [`Pacing::OFF`] returns every item the moment a
+    /// [`Pacing::for_items`]`::<R::Item>()`; [`Pacing::OFF`] returns every item the moment a
     /// look finds it.
     ///
     /// ```
@@ -330,9 +326,9 @@ where
     /// assert_eq!(b.try_pop(), Ok(7)); // b sees it too
     /// ```
     #[inline]
-    pub fn try_pop(&mut self) -> Result<S::Item, ReadError>
+    pub fn try_pop(&mut self) -> Result<R::Item, ReadError>
     where
-        S::Item: Clone,
+        R::Item: Clone,
     {
         if let Some(item) = self.pop_ready() {
             return Ok(item);
@@ -340,7 +336,7 @@ where
         // Out of line on a copy of the position, as `pop` (and never paced: a try read does
         // not wait): the inlined part stays the compare, the load and the consume, so a loop
         // that calls `try_pop` through a closure (a retry helper) still inlines it.
-        let (pos, outcome) = pop_cold(&self.ring, self.pos, Pacing::OFF, None::<NoWait<W>>);
+        let (pos, outcome) = pop_cold(&self.ring, self.pos, Pacing::OFF, None::<NoWait<R::Wait>>);
         self.pos = pos;
         outcome
     }
@@ -364,9 +360,9 @@ where
     /// assert_eq!(r.pop(), Err(ReadError::Closed));
     /// ```
     #[inline]
-    pub fn pop(&mut self) -> Result<S::Item, ReadError>
+    pub fn pop(&mut self) -> Result<R::Item, ReadError>
     where
-        S::Item: Clone,
+        R::Item: Clone,
     {
         if let Some(item) = self.pop_ready() {
             return Ok(item);
@@ -375,7 +371,7 @@ where
             &self.ring,
             self.pos,
             self.pace,
-            Some(|w: &W, ready: &mut dyn FnMut() -> bool| {
+            Some(|w: &R::Wait, ready: &mut dyn FnMut() -> bool| {
                 w.wait_until(ready);
                 true
             }),
@@ -405,10 +401,10 @@ where
     /// assert_eq!(r.pop_timeout(Duration::from_millis(1)), Ok(3));
     /// ```
     #[inline]
-    pub fn pop_timeout(&mut self, timeout: Duration) -> Result<S::Item, ReadError>
+    pub fn pop_timeout(&mut self, timeout: Duration) -> Result<R::Item, ReadError>
     where
-        S::Item: Clone,
-        W: WaitTimeout,
+        R::Item: Clone,
+        R::Wait: WaitTimeout,
     {
         if let Some(item) = self.pop_ready() {
             return Ok(item);
@@ -510,7 +506,7 @@ where
         timeout: Duration,
     ) -> Result<ReadSpan<'_, R>, ReadError>
     where
-        W: WaitTimeout,
+        R::Wait: WaitTimeout,
     {
         let n = self.wait_for(1, max, |w, ready| w.wait_until_timeout(ready, timeout))?;
         Ok(ReadSpan::new(self, n))
@@ -535,9 +531,9 @@ where
     /// measured slower and would delay the writers' view of the slots a `pop` freed. The
     /// measurements, and the variants tried and not kept: `core/src/NOTES.md`.
     #[inline(always)]
-    fn pop_ready(&mut self) -> Option<S::Item>
+    fn pop_ready(&mut self) -> Option<R::Item>
     where
-        S::Item: Clone,
+        R::Item: Clone,
     {
         // An item known published, reached by a plain step: the next cursor is `cursor + 1`,
         // with no lap arithmetic (`ReadPos::end`; on a capacity that is not a power of two the
@@ -546,13 +542,11 @@ where
             return None;
         }
         /// Consumes the one item when dropped, on the normal path and while unwinding.
-        struct ConsumeOne<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
-            ring: &'a Ring<S, P, W, N>,
+        struct ConsumeOne<'a, S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> {
+            ring: &'a GenericRing<S, P, W, G>,
             pos: &'a mut ReadPos,
         }
-        impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
-            for ConsumeOne<'_, S, P, W, N>
-        {
+        impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> Drop for ConsumeOne<'_, S, P, W, G> {
             #[inline(always)]
             fn drop(&mut self) {
                 // Before `end` (checked above), so a plain step: the same cursor as
@@ -600,7 +594,7 @@ where
         &mut self,
         want: usize,
         max: usize,
-        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+        wait: impl FnOnce(&R::Wait, &mut dyn FnMut() -> bool) -> bool,
     ) -> Result<usize, ReadError> {
         if let Some(n) = self.known_ready(max) {
             return Ok(n);
@@ -627,7 +621,7 @@ where
 }
 
 /// Handing out readers is the reader's business: the ring (ring.rs) knows nothing of handles.
-impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P, W, READERS> {
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> GenericRing<S, P, W, G> {
     /// A reader handle borrowing the ring, attached at the current published cursor: it will
     /// see every item published from now on.
     ///

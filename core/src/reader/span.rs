@@ -2,16 +2,14 @@
 
 use core::ops::Deref;
 
-use crate::claim::ClaimMode;
 use crate::reader::Reader;
-use crate::ring::Ring;
+use crate::readers::ReaderRegistry;
 use crate::ring::RingCore;
+use crate::ring_ref::RingPtr;
 use crate::span_iter::SpanIter;
 use crate::span_iter::SpanIterMut;
 use crate::span_release::SpanRelease;
 use crate::storage::DoubleMappedStorage;
-use crate::storage::Storage;
-use crate::wait::WaitStrategy;
 
 /// Published items shown to a [`Reader`]. Dropping the span consumes all of them;
 /// [`consume`](Self::consume) consumes only the first `k` (the rest is shown again by the
@@ -42,13 +40,7 @@ where
     release: SpanRelease,
 }
 
-impl<'r, S, P, W, const N: usize, R> ReadSpan<'r, R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
+impl<'r, R: RingPtr> ReadSpan<'r, R> {
     #[inline]
     pub(crate) fn new(reader: &'r mut Reader<R>, len: usize) -> Self {
         Self {
@@ -145,9 +137,9 @@ where
     /// let _ = span.as_slice(); // error: `SliceStorage<'_, u8>` is not double-mapped
     /// ```
     #[inline]
-    pub fn as_slice(&self) -> &[S::Item]
+    pub fn as_slice(&self) -> &[R::Item]
     where
-        S: DoubleMappedStorage,
+        R::Storage: DoubleMappedStorage,
     {
         self.as_slices().0
     }
@@ -166,7 +158,7 @@ where
     /// assert_eq!(span.as_slices(), (&[1][..], &[2, 3][..]));
     /// ```
     #[inline]
-    pub fn as_slices(&self) -> (&[S::Item], &[S::Item]) {
+    pub fn as_slices(&self) -> (&[R::Item], &[R::Item]) {
         // Slots [cursor, cursor+len) are published (len ≤ what `poll` found below the published
         // cursor, which we acquired) and not consumed by this reader, so no writer may claim them
         // until our cursor moves past them — only in `consume`/drop, after this borrow ends.
@@ -194,7 +186,7 @@ where
     /// assert_eq!(span.get(2), None);
     /// ```
     #[inline]
-    pub fn get(&self, i: usize) -> Option<&S::Item> {
+    pub fn get(&self, i: usize) -> Option<&R::Item> {
         let (a, b) = self.as_slices();
         if i < a.len() {
             a.get(i)
@@ -216,7 +208,7 @@ where
     /// assert_eq!(span.iter().copied().collect::<Vec<_>>(), [1, 2, 3, 4]);
     /// ```
     #[inline]
-    pub fn iter(&self) -> SpanIter<'_, S::Item> {
+    pub fn iter(&self) -> SpanIter<'_, R::Item> {
         let (a, b) = self.as_slices();
         SpanIter::new(a, b)
     }
@@ -236,9 +228,9 @@ where
     /// assert_eq!(out, [1, 2]); // the span still consumes all 3 when dropped
     /// ```
     #[inline]
-    pub fn copy_to_slice(&self, dst: &mut [S::Item]) -> usize
+    pub fn copy_to_slice(&self, dst: &mut [R::Item]) -> usize
     where
-        S::Item: Copy,
+        R::Item: Copy,
     {
         let n = self.len.min(dst.len());
         let (a, b) = self.as_slices();
@@ -263,9 +255,9 @@ where
     /// assert_eq!(out, ["a", "b", ""]);
     /// ```
     #[inline]
-    pub fn clone_to_slice(&self, dst: &mut [S::Item]) -> usize
+    pub fn clone_to_slice(&self, dst: &mut [R::Item]) -> usize
     where
-        S::Item: Clone,
+        R::Item: Clone,
     {
         let n = self.len.min(dst.len());
         let (a, b) = self.as_slices();
@@ -288,9 +280,9 @@ where
     /// assert_eq!(span.to_array::<3>(), None); // wrong length
     /// assert_eq!(span.to_array::<2>(), Some([Some("x"), None]));
     /// ```
-    pub fn to_array<const K: usize>(&self) -> Option<[S::Item; K]>
+    pub fn to_array<const K: usize>(&self) -> Option<[R::Item; K]>
     where
-        S::Item: Clone,
+        R::Item: Clone,
     {
         if self.len != K {
             return None;
@@ -304,9 +296,9 @@ where
 
     /// A clone of the first item; the span (of one item) is then consumed by its drop.
     #[inline(always)]
-    pub(crate) fn take_first(self) -> S::Item
+    pub(crate) fn take_first(self) -> R::Item
     where
-        S::Item: Clone,
+        R::Item: Clone,
     {
         // A non-empty span's first part holds its first item.
         self.as_slices().0[0].clone()
@@ -348,13 +340,9 @@ where
 
 /// Exclusive access for the *only* reader of a ring (`READERS = 1`): no other reader can be
 /// attached while this span's reader is, so nobody else can hold a reference to its items.
-impl<S, P, W, R> ReadSpan<'_, R>
+impl<R: RingPtr<Readers = ReaderRegistry<1>>> ReadSpan<'_, R>
 where
-    S: Storage,
-    S::Item: Send,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, 1>>,
+    R::Item: Send,
 {
     /// The items as two mutable slices, in order (the second is empty unless the span crosses
     /// the end of plain memory). Only on a ring with `READERS = 1`, whose one reader may
@@ -365,7 +353,7 @@ where
     /// changed, by the next read; consumed ones are overwritten by the writer that reuses the
     /// slot (which drops what is left in it, for types with drop glue).
     ///
-    /// `S::Item: Send` because the writer's thread built the item and the reader's thread now
+    /// `R::Item: Send` because the writer's thread built the item and the reader's thread now
     /// mutates it (and may move parts of it out).
     ///
     /// ```
@@ -397,7 +385,7 @@ where
     /// span.as_mut_slices().0[0] = 8;
     /// ```
     #[inline]
-    pub fn as_mut_slices(&mut self) -> (&mut [S::Item], &mut [S::Item]) {
+    pub fn as_mut_slices(&mut self) -> (&mut [R::Item], &mut [R::Item]) {
         // Slots [cursor, cursor+len) are published and not consumed by this reader, so no
         // writer may claim them until our cursor moves past them (as in `as_slices`). The ring
         // has one reader slot and this span's reader holds it (the span borrows the reader, so
@@ -426,36 +414,27 @@ where
     /// assert_eq!(span.to_array::<3>(), Some([10, 20, 30]));
     /// ```
     #[inline]
-    pub fn iter_mut(&mut self) -> SpanIterMut<'_, S::Item> {
+    pub fn iter_mut(&mut self) -> SpanIterMut<'_, R::Item> {
         let (a, b) = self.as_mut_slices();
         SpanIterMut::new(a, b)
     }
 }
 
-impl<S, P, W, const N: usize, R> Deref for ReadSpan<'_, R>
+impl<R: RingPtr> Deref for ReadSpan<'_, R>
 where
-    S: DoubleMappedStorage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
+    R::Storage: DoubleMappedStorage,
 {
-    type Target = [S::Item];
+    type Target = [R::Item];
     #[inline]
-    fn deref(&self) -> &[S::Item] {
+    fn deref(&self) -> &[R::Item] {
         self.as_slices().0
     }
 }
 
-impl<S, P, W, const N: usize, R> core::ops::Index<usize> for ReadSpan<'_, R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
-    type Output = S::Item;
+impl<R: RingPtr> core::ops::Index<usize> for ReadSpan<'_, R> {
+    type Output = R::Item;
     #[inline]
-    fn index(&self, i: usize) -> &S::Item {
+    fn index(&self, i: usize) -> &R::Item {
         let len = self.len;
         self.get(i)
             .unwrap_or_else(|| panic!("index {i} out of a span of {len}"))
@@ -478,16 +457,12 @@ where
 /// }
 /// assert_eq!(sum, 6);
 /// ```
-impl<'s, S, P, W, const N: usize, R> IntoIterator for &'s ReadSpan<'_, R>
+impl<'s, R: RingPtr> IntoIterator for &'s ReadSpan<'_, R>
 where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-    S::Item: 's,
+    R::Item: 's,
 {
-    type Item = &'s S::Item;
-    type IntoIter = SpanIter<'s, S::Item>;
+    type Item = &'s R::Item;
+    type IntoIter = SpanIter<'s, R::Item>;
     #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.iter()

@@ -8,15 +8,16 @@ use crate::error::ReadError;
 use crate::pacing::Pacing;
 use crate::protocol::read;
 use crate::readers::ReadPos;
-use crate::ring::Ring;
+use crate::readers::Registry;
+use crate::ring::GenericRing;
 use crate::ring::RingCore;
 use crate::storage::Storage;
 use crate::wait::WaitStrategy;
 
 /// [`read::poll_at_least`], waking writers if it passed holes.
 #[inline(always)]
-pub(crate) fn poll_at_least<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
+pub(crate) fn poll_at_least<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry>(
+    ring: &GenericRing<S, P, W, G>,
     pos: &mut ReadPos,
     want: usize,
     max: usize,
@@ -26,8 +27,8 @@ pub(crate) fn poll_at_least<S: Storage, P: ClaimMode, W: WaitStrategy, const N: 
 
 /// [`read::zero_length`], waking writers if it passed holes.
 #[inline(always)]
-fn zero_length<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
+fn zero_length<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry>(
+    ring: &GenericRing<S, P, W, G>,
     pos: &mut ReadPos,
 ) -> Result<usize, ReadError> {
     read::zero_length(&ring.state, pos, &|| ring.space.notify_all())
@@ -38,8 +39,8 @@ fn zero_length<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
 /// reader's position by value and returns it (see `wait_for`).
 #[cold]
 #[inline(never)]
-pub(crate) fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
+pub(crate) fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry>(
+    ring: &GenericRing<S, P, W, G>,
     pos: ReadPos,
     pace: Pacing,
     want: usize,
@@ -52,8 +53,8 @@ pub(crate) fn wait_for_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: 
 /// [`wait_for_cold`]'s body, inlined into it and into [`pop_cold`] (one call on `pop`'s slow
 /// path, not two).
 #[inline(always)]
-pub(crate) fn wait_for_in<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
+pub(crate) fn wait_for_in<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry>(
+    ring: &GenericRing<S, P, W, G>,
     mut pos: ReadPos,
     pace: Pacing,
     want: usize,
@@ -95,8 +96,8 @@ pub(crate) fn wait_for_in<S: Storage, P: ClaimMode, W: WaitStrategy, const N: us
 /// handle's address.
 #[cold]
 #[inline(never)]
-pub(crate) fn pop_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
+pub(crate) fn pop_cold<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry>(
+    ring: &GenericRing<S, P, W, G>,
     pos: ReadPos,
     pace: Pacing,
     wait: Option<impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool>,
@@ -118,21 +119,19 @@ where
 /// A clone of the item at `pos`'s cursor, which must be published and not consumed by this
 /// reader; consumed afterwards (also when `clone` panics).
 #[inline(always)]
-pub(crate) fn take_one<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
+pub(crate) fn take_one<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry>(
+    ring: &GenericRing<S, P, W, G>,
     pos: &mut ReadPos,
 ) -> S::Item
 where
     S::Item: Clone,
 {
     /// Consumes the one item when dropped, on the normal path and while unwinding.
-    struct ConsumeOne<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> {
-        ring: &'a Ring<S, P, W, N>,
+    struct ConsumeOne<'a, S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> {
+        ring: &'a GenericRing<S, P, W, G>,
         pos: &'a mut ReadPos,
     }
-    impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
-        for ConsumeOne<'_, S, P, W, N>
-    {
+    impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> Drop for ConsumeOne<'_, S, P, W, G> {
         fn drop(&mut self) {
             self.ring.consume_span(self.pos, 1, crate::ring::INTERNAL);
         }
@@ -150,8 +149,8 @@ where
 /// so that `try_read` stays small enough to inline (with the poll inlined it was not, and a
 /// loop of `try_read(1)` cost twice as much).
 #[inline(never)]
-pub(crate) fn try_read_cold<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>(
-    ring: &Ring<S, P, W, N>,
+pub(crate) fn try_read_cold<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry>(
+    ring: &GenericRing<S, P, W, G>,
     pos: &mut ReadPos,
     max: usize,
 ) -> Result<usize, ReadError> {

@@ -5,13 +5,13 @@
 
 use crate::claim::{ClaimMode, MultiClaim};
 use crate::error::ReopenError;
+use crate::readers::Registry;
+use crate::ring::GenericRing;
 use crate::storage::Storage;
 use crate::sync::Ordering;
 use crate::wait::WaitStrategy;
 
-use super::Ring;
-
-impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P, W, READERS> {
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> GenericRing<S, P, W, G> {
     crate::__maybe_const_fn! {
         /// Keeps the ring open when its last writer is dropped (by default that closes it):
         /// readers of a drained ring then wait for more, and a writer can attach again. For a

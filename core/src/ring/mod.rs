@@ -6,7 +6,7 @@ use crate::error::CapacityError;
 use crate::layout::Layout;
 use crate::protocol::state::RingState;
 use crate::readers::ReadPos;
-use crate::readers::ReaderRegistry;
+use crate::readers::{ReaderRegistry, Registry};
 use crate::storage::Storage;
 use crate::sync::Ordering;
 use crate::wait::BusySpin;
@@ -44,14 +44,15 @@ mod lifecycle;
 /// assert_eq!(items.to_array::<3>(), Some([1, 2, 3]));
 /// drop(items); // consumed
 /// ```
-pub struct Ring<
-    S: Storage,
-    P: ClaimMode = SingleProducer,
-    W: WaitStrategy = BusySpin,
-    const READERS: usize = 4,
-> {
+pub type Ring<S, P = SingleProducer, W = BusySpin, const READERS: usize = 4> =
+    GenericRing<S, P, W, ReaderRegistry<READERS>>;
+
+/// The type behind [`Ring`], with its reader registry as a type parameter `G` instead of a
+/// count. Write [`Ring`]; this name is for code generic over every ring, which the handles
+/// name through [`RingPtr`](crate::parts::RingPtr) without repeating the parameters.
+pub struct GenericRing<S: Storage, P: ClaimMode, W: WaitStrategy, G> {
     /// The protocol's shared state (`protocol::state`).
-    pub(crate) state: RingState<P, READERS>,
+    pub(crate) state: RingState<P, G>,
     /// Writers wait here for free slots; readers notify it when they consume or detach.
     /// Padded: writers and readers notify the two sides from different cores.
     pub(crate) space: CachePadded<W>,
@@ -167,7 +168,9 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
             storage, layout, start, readers, producer, space, data,
         ))
     }
+}
 
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> GenericRing<S, P, W, G> {
     crate::__maybe_const_fn! {
         /// The ring from its parts, open, with no handle attached (every constructor, run-time
         /// or `const`, ends here). `readers` must start at `start`.
@@ -175,7 +178,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
             storage: S,
             layout: Layout,
             start: usize,
-            readers: ReaderRegistry<READERS>,
+            readers: G,
             producer: P,
             space: W,
             data: W,
@@ -343,13 +346,13 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P,
     /// before it consumed), and wakes any that wait for space.
     #[inline(always)]
     pub(crate) fn publish_read(&self, slot: usize, cursor: usize) {
-        self.state.readers.store_own_cursor(slot, cursor);
+        self.state.readers.store_own_cursor(slot, cursor, INTERNAL);
         self.space.notify_all();
     }
 }
 
-impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> core::fmt::Debug
-    for Ring<S, P, W, READERS>
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> core::fmt::Debug
+    for GenericRing<S, P, W, G>
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Ring")
@@ -409,7 +412,7 @@ pub trait RingCore {
 }
 
 #[allow(private_interfaces)]
-impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Ring<S, P, W, N> {
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> RingCore for GenericRing<S, P, W, G> {
     const MULTI: bool = P::MULTI;
 
     #[inline]
@@ -506,7 +509,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> RingCore for Rin
     }
 }
 
-impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Ring<S, P, W, N> {
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> GenericRing<S, P, W, G> {
     /// The single-producer publish: `next` becomes the published cursor (if `moved`: a span
     /// that published nothing leaves it), then the close check and the readers' wake-up.
     #[inline(always)]

@@ -8,26 +8,17 @@
 //! makes is held by a guard until the strategy returns, so a strategy that panics after its
 //! `ready()` returned `true` loses no claim (`guard.rs`).
 
-use core::ops::Deref;
-
 use super::guard::PublishNoneOnUnwind;
 use crate::claim::{ClaimMode, SpLocal};
 use crate::error::ReserveError;
 use crate::protocol::single::{self, WatchedReader};
 use crate::protocol::{self, multi};
-use crate::ring::Ring;
-use crate::storage::Storage;
+use crate::ring_ref::RingPtr;
 use crate::sync::Ordering;
 use crate::wait::WaitStrategy;
 use crate::writer::Writer;
 
-impl<S, P, W, const N: usize, R> Writer<R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
+impl<R: RingPtr> Writer<R> {
     #[inline]
     pub(crate) fn try_claim(&mut self, n: usize) -> Result<usize, ReserveError> {
         Self::claim_in(&self.ring, &mut self.local, n)
@@ -43,20 +34,20 @@ where
     /// along with the rest (it did, when this was one `#[inline]` function).
     #[inline(always)]
     pub(crate) fn claim_in(
-        ring: &Ring<S, P, W, N>,
+        ring: &R::Target,
         local: &mut SpLocal,
         n: usize,
     ) -> Result<usize, ReserveError> {
         if let Some(start) = protocol::claim_fast(&ring.state, local, n) {
             return Ok(start);
         }
-        if P::MULTI {
+        if <R::Mode as ClaimMode>::MULTI {
             if let Some(claimed) = Self::claim_shared_fast(ring, n) {
                 return claimed;
             }
         }
         // Relaxed: a hint, as in `claim_fast` (the multi-producer path reads the writers word).
-        let closed = !P::MULTI && ring.state.closed.load(Ordering::Relaxed);
+        let closed = !<R::Mode as ClaimMode>::MULTI && ring.state.closed.load(Ordering::Relaxed);
         Self::claim_in_slow(ring, local, n, closed)
     }
 
@@ -64,7 +55,7 @@ where
     /// (`protocol::multi::claim_shared_fast`); `None` when the slow path must decide.
     #[inline(always)]
     pub(crate) fn claim_shared_fast(
-        ring: &Ring<S, P, W, N>,
+        ring: &R::Target,
         n: usize,
     ) -> Option<Result<usize, ReserveError>> {
         let claimed = multi::claim_shared_fast(&ring.state, n)?;
@@ -77,7 +68,7 @@ where
     /// [`claim_in`](Self::claim_in) past the fast paths (`protocol::claim_slow`).
     #[inline(never)]
     pub(crate) fn claim_in_slow(
-        ring: &Ring<S, P, W, N>,
+        ring: &R::Target,
         local: &mut SpLocal,
         n: usize,
         closed: bool,
@@ -93,7 +84,7 @@ where
     /// it as nothing), and readers may be waiting for either.
     #[cold]
     #[inline(never)]
-    fn wake_readers_after_close(ring: &Ring<S, P, W, N>) {
+    fn wake_readers_after_close(ring: &R::Target) {
         ring.data.notify_all();
     }
 
@@ -105,7 +96,7 @@ where
     pub(crate) fn claim_waiting(
         &mut self,
         n: usize,
-        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+        wait: impl FnOnce(&R::Wait, &mut dyn FnMut() -> bool) -> bool,
     ) -> Result<usize, ReserveError> {
         let outcome = Self::claim_in(&self.ring, &mut self.local, n);
         if !matches!(outcome, Err(ReserveError::Full { .. })) {
@@ -120,7 +111,7 @@ where
     pub(crate) fn claim_waiting_cold(
         &mut self,
         n: usize,
-        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+        wait: impl FnOnce(&R::Wait, &mut dyn FnMut() -> bool) -> bool,
     ) -> Result<usize, ReserveError> {
         Self::claim_waiting_in(&self.ring, &mut self.local, n, wait)
     }
@@ -128,10 +119,10 @@ where
     /// [`claim_waiting_cold`](Self::claim_waiting_cold) on a ring and a private claim state.
     #[inline(always)]
     pub(crate) fn claim_waiting_in(
-        ring: &Ring<S, P, W, N>,
+        ring: &R::Target,
         local: &mut SpLocal,
         n: usize,
-        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+        wait: impl FnOnce(&R::Wait, &mut dyn FnMut() -> bool) -> bool,
     ) -> Result<usize, ReserveError> {
         // Once more before waiting (cheap here, out of line), so the outcome never depends on
         // a strategy calling `ready()` before it returns.
@@ -145,7 +136,7 @@ where
         // publishes nothing of it instead (gives it back, or skips it behind a later claim).
         // A strategy that calls `ready()` again after `true` claims nothing more, and one that
         // reports a timeout after `true` still gets its claim: no claim is ever lost.
-        let mut held: Option<PublishNoneOnUnwind<'_, S, P, W, N>> = None;
+        let mut held: Option<PublishNoneOnUnwind<'_, _, _, _, _>> = None;
         // A single-producer writer waiting on a full ring watches the reader that holds it
         // full: while that reader is active at the same cursor, a claim would fail again, so
         // a check is three loads instead of a rescan of every reader (two read-modify-writes
@@ -171,7 +162,9 @@ where
                 Ok(start) => held = Some(PublishNoneOnUnwind::new(ring, start, n)),
                 failed => {
                     outcome = failed;
-                    if !P::MULTI && matches!(outcome, Err(ReserveError::Full { .. })) {
+                    if !<R::Mode as ClaimMode>::MULTI
+                        && matches!(outcome, Err(ReserveError::Full { .. }))
+                    {
                         watch = single::holding_reader(&ring.state, local.next, n);
                     }
                 }

@@ -3,7 +3,8 @@
 //! stops at a claimed slot.
 
 use crate::claim::{ClaimMode, SpLocal};
-use crate::ring::Ring;
+use crate::readers::Registry;
+use crate::ring::GenericRing;
 use crate::storage::Storage;
 use crate::wait::WaitStrategy;
 
@@ -13,18 +14,17 @@ use crate::wait::WaitStrategy;
 /// as a span's drop would; readers never stop at it. Normal paths [`disarm`](Self::disarm)
 /// it. On a single-producer ring it does nothing (a claim changed nothing shared: the slots
 /// are simply claimed again), and for items whose drop cannot panic it compiles away.
-pub(crate) struct PublishNoneOnUnwind<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>
-{
-    ring: &'a Ring<S, P, W, N>,
+pub(crate) struct PublishNoneOnUnwind<'a, S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> {
+    ring: &'a GenericRing<S, P, W, G>,
     start: usize,
     reserved: usize,
 }
 
-impl<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>
-    PublishNoneOnUnwind<'a, S, P, W, N>
+impl<'a, S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry>
+    PublishNoneOnUnwind<'a, S, P, W, G>
 {
     #[inline(always)]
-    pub(crate) fn new(ring: &'a Ring<S, P, W, N>, start: usize, reserved: usize) -> Self {
+    pub(crate) fn new(ring: &'a GenericRing<S, P, W, G>, start: usize, reserved: usize) -> Self {
         Self {
             ring,
             start,
@@ -42,8 +42,8 @@ impl<'a, S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize>
     }
 }
 
-impl<S: Storage, P: ClaimMode, W: WaitStrategy, const N: usize> Drop
-    for PublishNoneOnUnwind<'_, S, P, W, N>
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> Drop
+    for PublishNoneOnUnwind<'_, S, P, W, G>
 {
     fn drop(&mut self) {
         if !P::MULTI {

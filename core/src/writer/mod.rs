@@ -14,8 +14,10 @@ use core::time::Duration;
 
 use crate::claim::{ClaimMode, MultiClaim, SpLocal};
 use crate::error::{AttachError, FillError, PushError, ReserveError};
-use crate::ring::Ring;
+use crate::readers::Registry;
+use crate::ring::GenericRing;
 use crate::ring::RingCore;
+use crate::ring_ref::RingPtr;
 use crate::ring_ref::RingRef;
 use crate::storage::Storage;
 use crate::sync::Ordering;
@@ -23,9 +25,9 @@ use crate::wait::WaitStrategy;
 use crate::wait::WaitTimeout;
 use crate::writers;
 
-/// Reserves spans of slots in a [`Ring`] and publishes them.
+/// Reserves spans of slots in a [`Ring`](crate::Ring) and publishes them.
 ///
-/// `R` is anything that dereferences to the ring: `&Ring` (from [`Ring::writer`]) or an owning
+/// `R` is anything that dereferences to the ring: `&Ring` (from [`Ring::writer`](crate::Ring::writer)) or an owning
 /// pointer such as `Arc<Ring>` (via [`Writer::attach`]). A single-producer ring has exactly one
 /// writer (this handle is then not `Clone`); a multi-producer writer can be cloned.
 ///
@@ -57,13 +59,7 @@ where
     pub(crate) local: SpLocal,
 }
 
-impl<S, P, W, const N: usize, R> Writer<R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
+impl<R: RingPtr> Writer<R> {
     /// A writer for the ring behind `ring`.
     ///
     /// # Errors
@@ -71,7 +67,7 @@ where
     /// [`AttachError::WriterTaken`] if a writer is attached: a single-producer ring has one
     /// writer; a multi-producer ring hands out its first writer here and the rest through
     /// `clone` (so that a writer that is alone claims without a CAS, see below).
-    /// [`AttachError::Closed`] if the ring is closed: by [`Ring::close`], or when its last
+    /// [`AttachError::Closed`] if the ring is closed: by [`Ring::close`](crate::Ring::close), or when its last
     /// writer dropped (closing is final, so keep a writer, or a clone of one, for as long as
     /// more may come). A close after the attach fails the writer's claims instead.
     ///
@@ -134,7 +130,7 @@ where
     /// w.ring().close(); // e.g. to end the stream while keeping the handle
     /// assert!(ring.is_closed());
     /// ```
-    pub fn ring(&self) -> &Ring<S, P, W, N> {
+    pub fn ring(&self) -> &R::Target {
         &self.ring
     }
 
@@ -214,7 +210,7 @@ where
     /// assert_eq!(r.try_pop(), Ok(1));
     /// ```
     #[inline]
-    pub fn try_push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
+    pub fn try_push(&mut self, item: R::Item) -> Result<(), PushError<R::Item>> {
         let item = match self.push_fast(item) {
             FastPush::Pushed => return Ok(()),
             FastPush::Slow(item) => item,
@@ -245,13 +241,13 @@ where
     /// assert_eq!(r.pop(), Ok(9));
     /// ```
     #[inline]
-    pub fn push(&mut self, item: S::Item) -> Result<(), PushError<S::Item>> {
+    pub fn push(&mut self, item: R::Item) -> Result<(), PushError<R::Item>> {
         let item = match self.push_fast(item) {
             FastPush::Pushed => return Ok(()),
             FastPush::Slow(item) => item,
             FastPush::Failed(closed) => return Err(closed),
         };
-        let wait = |w: &W, ready: &mut dyn FnMut() -> bool| {
+        let wait = |w: &R::Wait, ready: &mut dyn FnMut() -> bool| {
             w.wait_until(ready);
             true
         };
@@ -281,18 +277,19 @@ where
     #[inline]
     pub fn push_timeout(
         &mut self,
-        item: S::Item,
+        item: R::Item,
         timeout: Duration,
-    ) -> Result<(), PushError<S::Item>>
+    ) -> Result<(), PushError<R::Item>>
     where
-        W: WaitTimeout,
+        R::Wait: WaitTimeout,
     {
         let item = match self.push_fast(item) {
             FastPush::Pushed => return Ok(()),
             FastPush::Slow(item) => item,
             FastPush::Failed(closed) => return Err(closed),
         };
-        let wait = |w: &W, ready: &mut dyn FnMut() -> bool| w.wait_until_timeout(ready, timeout);
+        let wait =
+            |w: &R::Wait, ready: &mut dyn FnMut() -> bool| w.wait_until_timeout(ready, timeout);
         self.push_cold_on_copy(item, wait)
     }
 
@@ -398,19 +395,17 @@ where
         timeout: Duration,
     ) -> Result<WriteSpan<'_, R>, ReserveError>
     where
-        W: WaitTimeout,
+        R::Wait: WaitTimeout,
     {
         let start = self.claim_waiting(n, |w, ready| w.wait_until_timeout(ready, timeout))?;
         Ok(WriteSpan::new(self, start, n))
     }
 }
 
-impl<S, B, W, const N: usize, R> Clone for Writer<R>
+impl<B, R> Clone for Writer<R>
 where
-    S: Storage,
     B: crate::record_words::RecordWords,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, crate::MultiProducer<B>, W, N>> + Clone,
+    R: RingPtr<Mode = crate::MultiProducer<B>> + Clone,
 {
     /// Another writer of the same multi-producer ring.
     fn clone(&self) -> Self {
@@ -438,7 +433,7 @@ where
 }
 
 /// Handing out writers is the writer's business: the ring (ring.rs) knows nothing of handles.
-impl<S: Storage, P: ClaimMode, W: WaitStrategy, const READERS: usize> Ring<S, P, W, READERS> {
+impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> GenericRing<S, P, W, G> {
     /// A writer handle borrowing the ring.
     ///
     /// # Errors

@@ -5,24 +5,15 @@
 //! in a push loop takes the handle's address and the loop keeps its cursor in registers
 //! (`core/src/NOTES.md` has the measurements behind that choice).
 
-use core::ops::Deref;
-
 use super::guard::PublishNoneOnUnwind;
 use crate::claim::{ClaimMode, MultiClaim, SpLocal};
 use crate::error::{PushError, ReserveError};
-use crate::ring::Ring;
 use crate::ring::RingCore;
-use crate::storage::Storage;
+use crate::ring_ref::RingPtr;
 use crate::wait::WaitStrategy;
 use crate::writer::Writer;
 
-impl<S, P, W, const N: usize, R> Writer<R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
+impl<R: RingPtr> Writer<R> {
     /// A waiting one-item push past the fast path: the claim out of line on a copy of the
     /// private state ([`claim_cold_on_copy`](Self::claim_cold_on_copy)), the store and the
     /// publish inline. No call gets the handle's address, so in a loop of pushes on a handle
@@ -48,11 +39,11 @@ where
     #[inline(always)]
     pub(crate) fn push_cold_on_copy(
         &mut self,
-        item: S::Item,
-        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
-    ) -> Result<(), PushError<S::Item>> {
+        item: R::Item,
+        wait: impl FnOnce(&R::Wait, &mut dyn FnMut() -> bool) -> bool,
+    ) -> Result<(), PushError<R::Item>> {
         let SpLocal { limit, next, room } = self.local;
-        if P::MULTI {
+        if <R::Mode as ClaimMode>::MULTI {
             self.local.room = 0;
         }
         let (local, claimed) = Self::claim_cold_on_copy(&self.ring, limit, next, room, wait);
@@ -92,8 +83,8 @@ where
     #[inline(always)]
     pub(crate) fn try_push_cold_on_copy(
         &mut self,
-        item: S::Item,
-    ) -> Result<(), PushError<S::Item>> {
+        item: R::Item,
+    ) -> Result<(), PushError<R::Item>> {
         let SpLocal { limit, next, room } = self.local;
         self.local.room = 0;
         let (local, pushed) = Self::try_push_cold_in(&self.ring, limit, next, room, item);
@@ -110,11 +101,11 @@ where
     #[cold]
     #[inline(never)]
     pub(crate) fn claim_cold_on_copy(
-        ring: &Ring<S, P, W, N>,
+        ring: &R::Target,
         limit: usize,
         next: usize,
         room: usize,
-        wait: impl FnOnce(&W, &mut dyn FnMut() -> bool) -> bool,
+        wait: impl FnOnce(&R::Wait, &mut dyn FnMut() -> bool) -> bool,
     ) -> (SpLocal, Result<usize, ReserveError>) {
         let mut local = SpLocal { limit, next, room };
         let claimed = Self::claim_waiting_in(ring, &mut local, 1, wait);
@@ -128,12 +119,12 @@ where
     #[cold]
     #[inline(never)]
     pub(crate) fn try_push_cold_in(
-        ring: &Ring<S, P, W, N>,
+        ring: &R::Target,
         limit: usize,
         next: usize,
         room: usize,
-        item: S::Item,
-    ) -> (SpLocal, Result<(), PushError<S::Item>>) {
+        item: R::Item,
+    ) -> (SpLocal, Result<(), PushError<R::Item>>) {
         let mut local = SpLocal { limit, next, room };
         let pushed = match Self::claim_in(ring, &mut local, 1) {
             Ok(start) => {
@@ -153,13 +144,8 @@ where
     /// simply claimed again. A multi-producer claim moved the shared claim cursor, so its
     /// slot must be published or given back even then: that is the span's drop.
     #[inline(always)]
-    pub(crate) fn write_one_in(
-        ring: &Ring<S, P, W, N>,
-        local: &mut SpLocal,
-        start: usize,
-        item: S::Item,
-    ) {
-        if P::MULTI {
+    pub(crate) fn write_one_in(ring: &R::Target, local: &mut SpLocal, start: usize, item: R::Item) {
+        if <R::Mode as ClaimMode>::MULTI {
             return Self::write_one_multi(ring, local, start, item);
         }
         Self::store_single(ring, start, item);
@@ -172,7 +158,7 @@ where
     /// the store and publish, then [`push_shared`](Self::push_shared). [`FastPush::Slow`]
     /// gives the item back for the push's out-of-line part.
     #[inline(always)]
-    pub(crate) fn push_fast(&mut self, item: S::Item) -> FastPush<S::Item> {
+    pub(crate) fn push_fast(&mut self, item: R::Item) -> FastPush<R::Item> {
         if let Some(start) = crate::protocol::claim_fast(&self.ring.state, &self.local, 1) {
             self.write_one_fast(start, item);
             return FastPush::Pushed;
@@ -186,8 +172,8 @@ where
     /// and the publish, inlined. [`FastPush::Slow`] gives the item back when the slow path
     /// must decide (always on a single-producer ring, where this compiles to nothing).
     #[inline(always)]
-    pub(crate) fn push_shared(&mut self, item: S::Item) -> FastPush<S::Item> {
-        if P::MULTI {
+    pub(crate) fn push_shared(&mut self, item: R::Item) -> FastPush<R::Item> {
+        if <R::Mode as ClaimMode>::MULTI {
             match Self::claim_shared_fast(&self.ring, 1) {
                 Some(Ok(start)) => {
                     self.write_one_shared(start, item);
@@ -206,7 +192,7 @@ where
     /// the close check and the wake-up: what [`RingCore::finish_span`](crate::ring::RingCore)
     /// does for such a span, without its calls.
     #[inline(always)]
-    pub(crate) fn write_one_shared(&mut self, start: usize, item: S::Item) {
+    pub(crate) fn write_one_shared(&mut self, start: usize, item: R::Item) {
         let ring = &*self.ring;
         let Some(m) = ring.state.producer.multi() else {
             return; // unreachable: only called on a multi-producer ring
@@ -227,8 +213,8 @@ where
     /// a single-producer ring that is never the lap's last slot (`SpLocal::fast_room`), so
     /// the next cursor is `start + 1`, with no lap arithmetic.
     #[inline(always)]
-    pub(crate) fn write_one_fast(&mut self, start: usize, item: S::Item) {
-        if P::MULTI {
+    pub(crate) fn write_one_fast(&mut self, start: usize, item: R::Item) {
+        if <R::Mode as ClaimMode>::MULTI {
             return self.write_one_sole_fast(start, item);
         }
         Self::store_single(&self.ring, start, item);
@@ -246,7 +232,7 @@ where
 
     /// Stores `item` in the single-producer writer's claimed slot at `start`.
     #[inline(always)]
-    pub(crate) fn store_single(ring: &Ring<S, P, W, N>, start: usize, item: S::Item) {
+    pub(crate) fn store_single(ring: &R::Target, start: usize, item: R::Item) {
         // The claim gave this writer the slot at `start` exclusively: not published, so no
         // reader looks at it, and a single-producer ring has no other writer.
         // SAFETY: exclusive (above); the slot holds an initialised item (Storage contract),
@@ -260,10 +246,10 @@ where
     /// of a span: for items whose drop cannot panic it compiles away.
     #[inline(always)]
     pub(crate) fn write_one_multi(
-        ring: &Ring<S, P, W, N>,
+        ring: &R::Target,
         local: &mut SpLocal,
         start: usize,
-        item: S::Item,
+        item: R::Item,
     ) {
         let guard = PublishNoneOnUnwind::new(ring, start, 1);
         // The claim gave this writer the slot at `start` exclusively: not published, so no
@@ -286,10 +272,10 @@ where
     /// defers its seal to this writer (writers module); it is sealed at the next claim, clone
     /// or drop, as for a close landing just after a span's publish.
     #[inline(always)]
-    pub(crate) fn write_one_sole_fast(&mut self, start: usize, item: S::Item) {
+    pub(crate) fn write_one_sole_fast(&mut self, start: usize, item: R::Item) {
         let ring = &*self.ring;
         let Some(m) = ring.state.producer.multi() else {
-            return; // unreachable: `P::MULTI`
+            return; // unreachable: `<R::Mode as ClaimMode>::MULTI`
         };
         let guard = PublishNoneOnUnwind::new(ring, start, 1);
         // The cache granted this writer the slot at `start` exclusively: not published, so no

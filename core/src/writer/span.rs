@@ -2,15 +2,12 @@
 
 use core::ops::{Deref, DerefMut};
 
-use crate::claim::ClaimMode;
-use crate::ring::Ring;
 use crate::ring::RingCore;
+use crate::ring_ref::RingPtr;
 use crate::span_iter::SpanIter;
 use crate::span_iter::SpanIterMut;
 use crate::span_release::SpanRelease;
 use crate::storage::DoubleMappedStorage;
-use crate::storage::Storage;
-use crate::wait::WaitStrategy;
 use crate::writer::Writer;
 
 /// Slots reserved by a [`Writer`]: the only way to touch them. Write them through
@@ -58,13 +55,7 @@ where
     release: SpanRelease,
 }
 
-impl<'w, S, P, W, const N: usize, R> WriteSpan<'w, R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
+impl<'w, R: RingPtr> WriteSpan<'w, R> {
     #[inline]
     pub(crate) fn new(writer: &'w mut Writer<R>, start: usize, len: usize) -> Self {
         Self {
@@ -157,7 +148,7 @@ where
     /// assert_eq!(r.try_read(3).unwrap().to_array::<3>(), Some([1, 2, 3]));
     /// ```
     #[inline]
-    pub fn as_mut_slices(&mut self) -> (&mut [S::Item], &mut [S::Item]) {
+    pub fn as_mut_slices(&mut self) -> (&mut [R::Item], &mut [R::Item]) {
         // The claim protocol gave this span exclusive use of slots [start, start+len): no reader
         // can see them (not yet published), no other writer can claim them (the claim cursor, or
         // the unique single-producer writer).
@@ -177,7 +168,7 @@ where
     /// assert_eq!(span.as_slices(), (&[5, 6][..], &[][..])); // slots keep their last values
     /// ```
     #[inline]
-    pub fn as_slices(&self) -> (&[S::Item], &[S::Item]) {
+    pub fn as_slices(&self) -> (&[R::Item], &[R::Item]) {
         // SAFETY: as in `as_mut_slices`; shared access through `&self`.
         unsafe { self.writer.ring.parts(self.start, self.len).slices() }
     }
@@ -195,9 +186,9 @@ where
     /// let _ = span.as_slice(); // error: `SliceStorage<'_, u8>` is not double-mapped
     /// ```
     #[inline]
-    pub fn as_slice(&self) -> &[S::Item]
+    pub fn as_slice(&self) -> &[R::Item]
     where
-        S: DoubleMappedStorage,
+        R::Storage: DoubleMappedStorage,
     {
         self.as_slices().0
     }
@@ -205,9 +196,9 @@ where
     /// The reserved slots as one mutable slice: double-mapped memory only (see
     /// [`as_slice`](Self::as_slice)).
     #[inline]
-    pub fn as_mut_slice(&mut self) -> &mut [S::Item]
+    pub fn as_mut_slice(&mut self) -> &mut [R::Item]
     where
-        S: DoubleMappedStorage,
+        R::Storage: DoubleMappedStorage,
     {
         self.as_mut_slices().0
     }
@@ -227,7 +218,7 @@ where
     /// assert_eq!(r.try_read(2).unwrap().to_array::<2>(), Some([0, 9]));
     /// ```
     #[inline]
-    pub fn get_mut(&mut self, i: usize) -> Option<&mut S::Item> {
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut R::Item> {
         let (a, b) = self.as_mut_slices();
         let a_len = a.len();
         if i < a_len {
@@ -248,7 +239,7 @@ where
     /// assert_eq!(span.iter().copied().sum::<u8>(), 14); // slots keep their last values
     /// ```
     #[inline]
-    pub fn iter(&self) -> SpanIter<'_, S::Item> {
+    pub fn iter(&self) -> SpanIter<'_, R::Item> {
         let (a, b) = self.as_slices();
         SpanIter::new(a, b)
     }
@@ -267,7 +258,7 @@ where
     /// assert_eq!(r.try_read(3).unwrap().to_array::<3>(), Some([1, 2, 3]));
     /// ```
     #[inline]
-    pub fn iter_mut(&mut self) -> SpanIterMut<'_, S::Item> {
+    pub fn iter_mut(&mut self) -> SpanIterMut<'_, R::Item> {
         let (a, b) = self.as_mut_slices();
         SpanIterMut::new(a, b)
     }
@@ -288,9 +279,9 @@ where
     /// assert_eq!(r.try_read(2).unwrap().to_array::<2>(), Some([4, 5]));
     /// ```
     #[inline]
-    pub fn copy_from_slice(&mut self, src: &[S::Item])
+    pub fn copy_from_slice(&mut self, src: &[R::Item])
     where
-        S::Item: Copy,
+        R::Item: Copy,
     {
         assert_eq!(
             src.len(),
@@ -320,9 +311,9 @@ where
     /// assert_eq!(r.try_read(2).unwrap()[1], [2, 3]);
     /// ```
     #[inline]
-    pub fn clone_from_slice(&mut self, src: &[S::Item])
+    pub fn clone_from_slice(&mut self, src: &[R::Item])
     where
-        S::Item: Clone,
+        R::Item: Clone,
     {
         assert_eq!(
             src.len(),
@@ -347,9 +338,9 @@ where
     /// assert_eq!(r.try_read(4).unwrap().to_array::<3>(), Some([7, 7, 7]));
     /// ```
     #[inline]
-    pub fn fill(&mut self, value: S::Item)
+    pub fn fill(&mut self, value: R::Item)
     where
-        S::Item: Clone,
+        R::Item: Clone,
     {
         let (a, b) = self.as_mut_slices();
         a.fill(value.clone());
@@ -374,7 +365,7 @@ where
     /// assert_eq!(r.try_read_all().unwrap().iter().copied().collect::<Vec<_>>(), [10, 11, 12]);
     /// ```
     #[inline]
-    pub fn fill_from_iter<I: IntoIterator<Item = S::Item>>(mut self, items: I) -> usize {
+    pub fn fill_from_iter<I: IntoIterator<Item = R::Item>>(mut self, items: I) -> usize {
         let mut items = items.into_iter();
         let mut written = 0;
         let (a, b) = self.as_mut_slices();
@@ -397,7 +388,7 @@ where
 
     /// Stores `item` in the first slot and publishes exactly that one (the one-item calls).
     #[inline(always)]
-    pub(crate) fn put_first(mut self, item: S::Item) {
+    pub(crate) fn put_first(mut self, item: R::Item) {
         // A non-empty span's first part holds its first slot.
         self.as_mut_slices().0[0] = item;
         self.publish(1);
@@ -423,43 +414,31 @@ where
     }
 }
 
-impl<S, P, W, const N: usize, R> Deref for WriteSpan<'_, R>
+impl<R: RingPtr> Deref for WriteSpan<'_, R>
 where
-    S: DoubleMappedStorage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
+    R::Storage: DoubleMappedStorage,
 {
-    type Target = [S::Item];
+    type Target = [R::Item];
     #[inline]
-    fn deref(&self) -> &[S::Item] {
+    fn deref(&self) -> &[R::Item] {
         self.as_slices().0
     }
 }
 
-impl<S, P, W, const N: usize, R> DerefMut for WriteSpan<'_, R>
+impl<R: RingPtr> DerefMut for WriteSpan<'_, R>
 where
-    S: DoubleMappedStorage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
+    R::Storage: DoubleMappedStorage,
 {
     #[inline]
-    fn deref_mut(&mut self) -> &mut [S::Item] {
+    fn deref_mut(&mut self) -> &mut [R::Item] {
         self.as_mut_slices().0
     }
 }
 
-impl<S, P, W, const N: usize, R> core::ops::Index<usize> for WriteSpan<'_, R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
-    type Output = S::Item;
+impl<R: RingPtr> core::ops::Index<usize> for WriteSpan<'_, R> {
+    type Output = R::Item;
     #[inline]
-    fn index(&self, i: usize) -> &S::Item {
+    fn index(&self, i: usize) -> &R::Item {
         let (a, b) = self.as_slices();
         if i < a.len() {
             &a[i]
@@ -469,15 +448,9 @@ where
     }
 }
 
-impl<S, P, W, const N: usize, R> core::ops::IndexMut<usize> for WriteSpan<'_, R>
-where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-{
+impl<R: RingPtr> core::ops::IndexMut<usize> for WriteSpan<'_, R> {
     #[inline]
-    fn index_mut(&mut self, i: usize) -> &mut S::Item {
+    fn index_mut(&mut self, i: usize) -> &mut R::Item {
         let len = self.len;
         self.get_mut(i)
             .unwrap_or_else(|| panic!("index {i} out of a span of {len}"))
@@ -494,16 +467,12 @@ where
 /// let span = w.try_reserve(3).unwrap();
 /// assert_eq!((&span).into_iter().count(), 3);
 /// ```
-impl<'s, S, P, W, const N: usize, R> IntoIterator for &'s WriteSpan<'_, R>
+impl<'s, R: RingPtr> IntoIterator for &'s WriteSpan<'_, R>
 where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-    S::Item: 's,
+    R::Item: 's,
 {
-    type Item = &'s S::Item;
-    type IntoIter = SpanIter<'s, S::Item>;
+    type Item = &'s R::Item;
+    type IntoIter = SpanIter<'s, R::Item>;
     #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.iter()
@@ -526,16 +495,12 @@ where
 /// drop(span);
 /// assert_eq!(r.try_read(4).unwrap().to_array::<4>(), Some([0, 10, 20, 30]));
 /// ```
-impl<'s, S, P, W, const N: usize, R> IntoIterator for &'s mut WriteSpan<'_, R>
+impl<'s, R: RingPtr> IntoIterator for &'s mut WriteSpan<'_, R>
 where
-    S: Storage,
-    P: ClaimMode,
-    W: WaitStrategy,
-    R: Deref<Target = Ring<S, P, W, N>>,
-    S::Item: 's,
+    R::Item: 's,
 {
-    type Item = &'s mut S::Item;
-    type IntoIter = SpanIterMut<'s, S::Item>;
+    type Item = &'s mut R::Item;
+    type IntoIter = SpanIterMut<'s, R::Item>;
     #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.iter_mut()
