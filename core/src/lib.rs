@@ -163,6 +163,7 @@ mod ring_ref;
 mod span_iter;
 mod span_release;
 pub mod storage;
+mod two_slices;
 pub mod wait;
 mod writer;
 mod writers;

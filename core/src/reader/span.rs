@@ -10,6 +10,7 @@ use crate::span_iter::SpanIter;
 use crate::span_iter::SpanIterMut;
 use crate::span_release::SpanRelease;
 use crate::storage::DoubleMappedStorage;
+use crate::two_slices;
 
 /// Published items shown to a [`Reader`]. Dropping the span consumes all of them;
 /// [`consume`](Self::consume) consumes only the first `k` (the rest is shown again by the
@@ -188,11 +189,7 @@ impl<'r, R: RingPtr> ReadSpan<'r, R> {
     #[inline]
     pub fn get(&self, i: usize) -> Option<&R::Item> {
         let (a, b) = self.as_slices();
-        if i < a.len() {
-            a.get(i)
-        } else {
-            b.get(i - a.len())
-        }
+        two_slices::get(a, b, i)
     }
 
     /// Iterates over the items in order.
@@ -232,12 +229,8 @@ impl<'r, R: RingPtr> ReadSpan<'r, R> {
     where
         R::Item: Copy,
     {
-        let n = self.len.min(dst.len());
         let (a, b) = self.as_slices();
-        let from_a = a.len().min(n);
-        dst[..from_a].copy_from_slice(&a[..from_a]);
-        dst[from_a..n].copy_from_slice(&b[..n - from_a]);
-        n
+        two_slices::read_into(a, b, dst, <[R::Item]>::copy_from_slice)
     }
 
     /// Clones the items into the front of `dst`; returns how many were cloned
@@ -259,12 +252,8 @@ impl<'r, R: RingPtr> ReadSpan<'r, R> {
     where
         R::Item: Clone,
     {
-        let n = self.len.min(dst.len());
         let (a, b) = self.as_slices();
-        let from_a = a.len().min(n);
-        dst[..from_a].clone_from_slice(&a[..from_a]);
-        dst[from_a..n].clone_from_slice(&b[..n - from_a]);
-        n
+        two_slices::read_into(a, b, dst, <[R::Item]>::clone_from_slice)
     }
 
     /// The items as an array (clones), if there are exactly `K` of them.

@@ -8,6 +8,7 @@ use crate::span_iter::SpanIter;
 use crate::span_iter::SpanIterMut;
 use crate::span_release::SpanRelease;
 use crate::storage::DoubleMappedStorage;
+use crate::two_slices;
 use crate::writer::Writer;
 
 /// Slots reserved by a [`Writer`]: the only way to touch them. Write them through
@@ -220,12 +221,7 @@ impl<'w, R: RingPtr> WriteSpan<'w, R> {
     #[inline]
     pub fn get_mut(&mut self, i: usize) -> Option<&mut R::Item> {
         let (a, b) = self.as_mut_slices();
-        let a_len = a.len();
-        if i < a_len {
-            a.get_mut(i)
-        } else {
-            b.get_mut(i - a_len)
-        }
+        two_slices::get_mut(a, b, i)
     }
 
     /// Iterates over the reserved slots in order, shared.
@@ -283,15 +279,8 @@ impl<'w, R: RingPtr> WriteSpan<'w, R> {
     where
         R::Item: Copy,
     {
-        assert_eq!(
-            src.len(),
-            self.len,
-            "source length must equal the span length"
-        );
         let (a, b) = self.as_mut_slices();
-        let (sa, sb) = src.split_at(a.len());
-        a.copy_from_slice(sa);
-        b.copy_from_slice(sb);
+        two_slices::write_from(a, b, src, <[R::Item]>::copy_from_slice);
     }
 
     /// Clones `src` into the span (the `Clone` form of
@@ -315,15 +304,8 @@ impl<'w, R: RingPtr> WriteSpan<'w, R> {
     where
         R::Item: Clone,
     {
-        assert_eq!(
-            src.len(),
-            self.len,
-            "source length must equal the span length"
-        );
         let (a, b) = self.as_mut_slices();
-        let (sa, sb) = src.split_at(a.len());
-        a.clone_from_slice(sa);
-        b.clone_from_slice(sb);
+        two_slices::write_from(a, b, src, <[R::Item]>::clone_from_slice);
     }
 
     /// Sets every reserved slot to `value`.
