@@ -9,13 +9,15 @@
 //!
 //! The block is `#[repr(C)]` with its fields in a fixed order, every shared word an atomic of
 //! `usize` width and every hot word on its own cache line (the cursor and each reader slot are
-//! padded), so the same layout can later be placed in a shared mapping. What a ring shared by
-//! processes will still need, and this block does not yet give:
+//! padded), so the same layout can later be placed in a shared mapping. The reader registry is
+//! a type parameter (`G: Registry`), so a registry whose slots live in a mapping, with a count
+//! read from its header, can take the place of the in-ring `ReaderRegistry<N>`. What a ring
+//! shared by processes will still need, and this block does not yet give:
 //! - no references: a multi-producer ring's record words are caller memory held by the claim
 //!   mode (`RecordWords`), which a mapping must hold as an offset from the block instead;
 //! - fixed-width words (`u32`/`u64`, not `usize`), so a 32-bit and a 64-bit process agree;
-//! - a header (magic, format version, a hash of the layout and the item type) and owner
-//!   records (pid, start time, generation) for crash recovery;
+//! - owner records (pid, start time, generation) for crash recovery (the header with magic,
+//!   format version and a hash of the layout and item type is `spanring_std::shared`'s);
 //! - atomics that are lock-free on the target (portable-atomic's lock-based fallback keeps its
 //!   locks in process memory), which that mode must require at compile time.
 
