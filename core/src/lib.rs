@@ -151,6 +151,7 @@ mod error;
 mod fill;
 pub mod handle;
 mod inline_ring;
+mod internal;
 mod layout;
 mod pacing;
 mod protocol;

@@ -29,8 +29,8 @@
 
 use crate::cache_padded::CachePadded;
 use crate::error::AttachError;
+use crate::internal::Internal;
 use crate::layout::Layout;
-use crate::ring::Internal;
 use crate::sequence::is_before;
 use crate::sync::{AtomicUsize, Ordering};
 

@@ -16,8 +16,8 @@ use super::state::RingState;
 use super::{closed_for_claim, closed_since_scan};
 use crate::claim::{ClaimMode, SpLocal};
 use crate::error::ReserveError;
+use crate::internal::INTERNAL;
 use crate::readers::Registry;
-use crate::ring::INTERNAL;
 use crate::sync::Ordering;
 
 /// The single-producer claim past the fast path's cached free count: from the published

@@ -22,9 +22,9 @@
 //!   locks in process memory), which that mode must require at compile time.
 
 use crate::claim::{ClaimMode, MultiClaim};
+use crate::internal::INTERNAL;
 use crate::layout::Layout;
 use crate::readers::{ReadPos, Registry};
-use crate::ring::INTERNAL;
 use crate::sequence::Sequence;
 use crate::sync::{AtomicBool, AtomicUsize, Ordering};
 

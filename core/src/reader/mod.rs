@@ -616,7 +616,7 @@ where
     #[inline]
     fn drop(&mut self) {
         self.ring
-            .reader_dropped(self.pos.slot, crate::ring::INTERNAL);
+            .reader_dropped(self.pos.slot, crate::internal::INTERNAL);
     }
 }
 

@@ -322,7 +322,7 @@ impl<'r, R: RingPtr> ReadSpan<'r, R> {
             let reader = &mut *self.reader;
             reader
                 .ring
-                .consume_span(&mut reader.pos, count, crate::ring::INTERNAL);
+                .consume_span(&mut reader.pos, count, crate::internal::INTERNAL);
         }
     }
 }
@@ -469,9 +469,11 @@ where
             self.done = true;
             let count = self.release.count_on_drop(self.len);
             if count > 0 {
-                self.reader
-                    .ring
-                    .consume_span(&mut self.reader.pos, count, crate::ring::INTERNAL);
+                self.reader.ring.consume_span(
+                    &mut self.reader.pos,
+                    count,
+                    crate::internal::INTERNAL,
+                );
             }
             self.release.check_explicit("consume");
         }

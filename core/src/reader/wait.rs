@@ -133,7 +133,8 @@ where
     }
     impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> Drop for ConsumeOne<'_, S, P, W, G> {
         fn drop(&mut self) {
-            self.ring.consume_span(self.pos, 1, crate::ring::INTERNAL);
+            self.ring
+                .consume_span(self.pos, 1, crate::internal::INTERNAL);
         }
     }
     let guard = ConsumeOne { ring, pos };

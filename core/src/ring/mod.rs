@@ -3,6 +3,7 @@
 use crate::cache_padded::CachePadded;
 use crate::claim::{ClaimMode, MultiClaim, MultiProducer, SingleProducer};
 use crate::error::CapacityError;
+use crate::internal::{Internal, INTERNAL};
 use crate::layout::Layout;
 use crate::protocol::state::RingState;
 use crate::readers::ReadPos;
@@ -365,16 +366,6 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> core::fmt::Debug
             .finish()
     }
 }
-
-/// Proof that a [`RingCore`] method is called from this crate: only this crate can make one.
-/// The trait is public (handle types bound on it), but its methods detach readers, publish
-/// slots and close the ring; called from outside (say `ring.reader_dropped(0)` while that
-/// reader reads) they would let writers overwrite slots in use, so each takes this token.
-#[derive(Clone, Copy)]
-pub(crate) struct Internal(());
-
-/// The token, for this crate's calls of [`RingCore`] methods.
-pub(crate) const INTERNAL: Internal = Internal(());
 
 /// Internal: what dropping a handle does to its ring, named without the ring's parameters so
 /// handle types can bound on it. Its methods take a token only this crate can make

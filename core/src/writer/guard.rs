@@ -62,7 +62,7 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> Drop
             self.reserved,
             0,
             &mut unchanged,
-            crate::ring::INTERNAL,
+            crate::internal::INTERNAL,
         );
     }
 }

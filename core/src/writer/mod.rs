@@ -428,7 +428,7 @@ where
 {
     #[inline]
     fn drop(&mut self) {
-        self.ring.writer_dropped(crate::ring::INTERNAL);
+        self.ring.writer_dropped(crate::internal::INTERNAL);
     }
 }
 

@@ -151,7 +151,7 @@ impl<R: RingPtr> Writer<R> {
         Self::store_single(ring, start, item);
         // Moves `local` past the slot (a slow claim may have taken the lap's last slot, beyond
         // the fast-path count: `finish_span` saturates), then publishes.
-        ring.finish_span(start, 1, 1, local, crate::ring::INTERNAL);
+        ring.finish_span(start, 1, 1, local, crate::internal::INTERNAL);
     }
 
     /// The inline part of every one-item push: the cached claim (`protocol::claim_fast`) and
@@ -260,7 +260,7 @@ impl<R: RingPtr> Writer<R> {
         guard.disarm();
         // The claim came from the cache (then `1 ≤ room`) or from the CAS (then `room` is not
         // used until the cache is taken again, which resets it): `finish_span` saturates.
-        ring.finish_span(start, 1, 1, local, crate::ring::INTERNAL);
+        ring.finish_span(start, 1, 1, local, crate::internal::INTERNAL);
     }
 
     /// [`write_one_in`](Self::write_one_in) on a multi-producer ring for a slot

@@ -527,7 +527,7 @@ where
                 self.len,
                 count,
                 &mut writer.local,
-                crate::ring::INTERNAL,
+                crate::internal::INTERNAL,
             );
         }
     }
