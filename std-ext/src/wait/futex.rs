@@ -77,6 +77,7 @@ const UNORDERED_NAP: Duration = Duration::from_millis(1);
 /// assert!(!WAIT.wait_until_timeout(&mut || false, std::time::Duration::from_millis(1)));
 /// ```
 #[derive(Debug)]
+#[repr(C)]
 pub struct FutexWait {
     /// The futex word: epoch (bits 2..), bumped by every `notify_all` that found the
     /// `SLEEPERS` flag (bit 0) set; the `LIGHT` flag (bit 1); and `SLEEPERS`.
@@ -84,6 +85,8 @@ pub struct FutexWait {
     spins: u32,
     /// SeqCst fences on both sides instead of the asymmetric pair.
     symmetric: bool,
+    /// The word may be shared with other processes: futex calls without `FUTEX_PRIVATE_FLAG`.
+    shared: bool,
 }
 
 impl FutexWait {
@@ -123,6 +126,7 @@ impl FutexWait {
             word: AtomicU32::new(0),
             spins,
             symmetric: false,
+            shared: false,
         }
     }
 
@@ -144,6 +148,27 @@ impl FutexWait {
         Self {
             symmetric: true,
             ..self
+        }
+    }
+
+    /// A strategy whose word may live in memory shared with other processes (a ring in a
+    /// shared mapping): futex calls without `FUTEX_PRIVATE_FLAG`, so the kernel keys them by
+    /// the mapped page rather than by this process's address, and the symmetric fence pair,
+    /// because `membarrier` only reaches the threads of one process. Every field is plain
+    /// data, so the value can be written into a mapping and used from every process that maps
+    /// it.
+    ///
+    /// ```
+    /// use spanring_std::FutexWait;
+    /// use spanring_std::core_api::{WaitStrategy, WaitTimeout};
+    /// static WAIT: FutexWait = FutexWait::shared();
+    /// WAIT.notify_all();
+    /// assert!(!WAIT.wait_until_timeout(&mut || false, std::time::Duration::from_millis(1)));
+    /// ```
+    pub const fn shared() -> Self {
+        Self {
+            shared: true,
+            ..Self::new().with_symmetric_fences()
         }
     }
 
@@ -178,7 +203,7 @@ impl FutexWait {
                 left if !ordered => Some(left.map_or(UNORDERED_NAP, |l| l.min(UNORDERED_NAP))),
                 left => left,
             };
-            futex_wait(&self.word, seen, left);
+            futex_wait(&self.word, seen, left, self.op_flags());
             // Woken, timed out, interrupted or spurious: go round and check again.
         }
     }
@@ -232,6 +257,16 @@ impl FutexWait {
         word
     }
 
+    /// `FUTEX_PRIVATE_FLAG`, or nothing for a word shared across processes.
+    #[inline]
+    fn op_flags(&self) -> libc::c_int {
+        if self.shared {
+            0
+        } else {
+            libc::FUTEX_PRIVATE_FLAG
+        }
+    }
+
     /// `notify_all` past its check (which is inlined into every publish and consume):
     /// somebody may be asleep on `word`.
     #[cold]
@@ -247,7 +282,7 @@ impl FutexWait {
             .is_ok()
         {
             // (d)
-            futex_wake_all(&self.word);
+            futex_wake_all(&self.word, self.op_flags());
         }
     }
 }
@@ -261,7 +296,7 @@ impl WaitTimeout for FutexWait {
 /// Sleeps while `*word == expected`, at most `timeout` (`None`: no limit). Returns on wake-up,
 /// timeout, signal, or at once when the value already differs; the caller re-checks anyway, so
 /// the result is not needed.
-fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
+fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>, private: libc::c_int) {
     let ts = timeout.map(|t| libc::timespec {
         tv_sec: libc::time_t::try_from(t.as_secs()).unwrap_or(libc::time_t::MAX),
         // < 1e9, fits every c_long.
@@ -272,12 +307,12 @@ fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
         .map_or(core::ptr::null(), |t| t as *const libc::timespec);
     // SAFETY: `word.as_ptr()` is a valid, aligned u32 that lives as long as `self` (we hold a
     // borrow for the whole call); `ts_ptr` is null or points to `ts`, alive on this stack frame;
-    // FUTEX_WAIT only reads both. PRIVATE: the word is never shared with another process.
+    // FUTEX_WAIT only reads both. `private` is FUTEX_PRIVATE_FLAG unless the word is shared.
     unsafe {
         libc::syscall(
             libc::SYS_futex,
             word.as_ptr(),
-            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+            libc::FUTEX_WAIT | private,
             expected,
             ts_ptr,
         );
@@ -285,14 +320,14 @@ fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
 }
 
 /// Wakes every thread sleeping on `word`.
-fn futex_wake_all(word: &AtomicU32) {
+fn futex_wake_all(word: &AtomicU32, private: libc::c_int) {
     // SAFETY: `word.as_ptr()` is a valid, aligned u32 for the duration of the call; FUTEX_WAKE
     // does not access user memory beyond using the address as a key.
     unsafe {
         libc::syscall(
             libc::SYS_futex,
             word.as_ptr(),
-            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            libc::FUTEX_WAKE | private,
             i32::MAX,
         );
     }
