@@ -51,6 +51,7 @@ use core::ops::{Deref, DerefMut};
     repr(align(64))
 )]
 #[derive(Default, Debug)]
+#[repr(C)]
 pub struct CachePadded<T> {
     value: T,
 }

@@ -234,6 +234,7 @@ pub trait MultiClaim {
 /// let second = writer.clone(); // error: no method `clone` for a single-producer writer
 /// ```
 #[derive(Debug, Default)]
+#[repr(C)]
 pub struct SingleProducer {
     taken: AtomicBool,
 }

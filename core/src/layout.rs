@@ -26,6 +26,7 @@ use crate::error::CapacityError;
 /// assert_eq!(seen, [3, 3, 3]); // every slot used once per lap, across the wrap
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct Layout {
     capacity: usize,
     mask: usize,

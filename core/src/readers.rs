@@ -39,6 +39,7 @@ const ATTACHING: usize = 1;
 const ACTIVE: usize = 2;
 
 #[derive(Debug)]
+#[repr(C)]
 struct ReaderSlot {
     state: AtomicUsize,
     cursor: AtomicUsize,
@@ -145,6 +146,7 @@ impl ReadPos {
 /// assert_eq!(readers.refresh_min(&published), Some(20)); // no readers: the published cursor
 /// ```
 #[derive(Debug)]
+#[repr(C)]
 pub struct ReaderRegistry<const N: usize> {
     slots: [CachePadded<ReaderSlot>; N],
     generation: CachePadded<AtomicUsize>,

@@ -75,6 +75,7 @@ pub const fn earlier(a: usize, b: usize) -> usize {
 /// assert_eq!(s.load(Ordering::Relaxed), 1); // wrapped
 /// ```
 #[derive(Debug)]
+#[repr(C)]
 pub struct Sequence {
     value: CachePadded<AtomicUsize>,
 }

@@ -51,6 +51,7 @@ pub type Ring<S, P = SingleProducer, W = BusySpin, const READERS: usize = 4> =
 /// The type behind [`Ring`], with its reader registry as a type parameter `G` instead of a
 /// count. Write [`Ring`]; this name is for code generic over every ring, which the handles
 /// name through [`RingPtr`](crate::parts::RingPtr) without repeating the parameters.
+#[repr(C)]
 pub struct GenericRing<S: Storage, P: ClaimMode, W: WaitStrategy, G> {
     /// The protocol's shared state (`protocol::state`).
     pub(crate) state: RingState<P, G>,
