@@ -167,7 +167,11 @@ fn every_single_byte_change_is_caught() {
     for (layout, expected) in samples() {
         let good = Header::for_layout(&layout).to_bytes();
         for i in 0..HEADER_LEN {
-            let mut flips = vec![0x01u8, 0x80, 0xFF];
+            let mut flips = if cfg!(miri) {
+                vec![0xFFu8]
+            } else {
+                vec![0x01u8, 0x80, 0xFF]
+            };
             for _ in 0..scaled(8, 1) {
                 flips.push((rng.below(255) + 1) as u8);
             }
@@ -222,7 +226,7 @@ fn truncations_are_typed_errors() {
 fn random_bytes_are_refused() {
     let mut rng = XorShift(0x1234_5678_9abc_def1);
     let (_, expected) = samples().remove(0);
-    for _ in 0..scaled(20_000, 200) {
+    for _ in 0..scaled(20_000, 100) {
         let mut bytes = [0u8; HEADER_LEN];
         for b in &mut bytes {
             *b = rng.next() as u8;
@@ -240,7 +244,7 @@ fn rehashed_field_mutations_never_panic() {
     let mut refused = 0;
     for (layout, expected) in samples() {
         let good = Header::for_layout(&layout);
-        for _ in 0..scaled(20_000, 300) {
+        for _ in 0..scaled(20_000, 150) {
             let mut h = good;
             for _ in 0..=rng.below(3) {
                 let v = rng.interesting();

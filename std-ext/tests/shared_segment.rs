@@ -140,6 +140,7 @@ fn filled(map: &spanring_std::shared::SegmentMapping<u64>, n: usize) -> bool {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // memfd, shm_open, mmap and fork are foreign calls Miri cannot run
 fn a_forked_child_attaches_by_descriptor_and_reads_what_the_creator_wrote() {
     let spec = spec::<u64>(1000, 2);
     let segment = Segment::create_with(&spec, |state| state.fill(0x5A)).unwrap();
@@ -201,6 +202,7 @@ fn a_forked_child_attaches_by_descriptor_and_reads_what_the_creator_wrote() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // memfd, shm_open, mmap and fork are foreign calls Miri cannot run
 fn a_forked_child_opens_a_named_segment() {
     let name = unique_name("named");
     let _cleanup = Unlink(name.clone());
@@ -256,6 +258,7 @@ fn a_forked_child_opens_a_named_segment() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // memfd, shm_open, mmap and fork are foreign calls Miri cannot run
 fn resizing_the_sealed_memfd_fails_with_eperm_and_the_mapping_keeps_working() {
     let spec = spec::<u64>(512, 1);
     let segment = Segment::create(&spec).unwrap();
@@ -289,6 +292,9 @@ fn resizing_the_sealed_memfd_fails_with_eperm_and_the_mapping_keeps_working() {
 }
 
 #[test]
+// Not under ThreadSanitizer: its SEGV handler reports the fault and exits the child with an
+// error code instead of letting it die by the signal that this test checks for.
+#[cfg_attr(any(miri, spanring_tsan), ignore)]
 fn a_write_through_a_readers_read_only_mappings_kills_it_and_changes_nothing() {
     let spec = spec::<u64>(512, 2);
     let segment = Segment::create(&spec).unwrap();
@@ -344,6 +350,7 @@ fn a_write_through_a_readers_read_only_mappings_kills_it_and_changes_nothing() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // memfd, shm_open, mmap and fork are foreign calls Miri cannot run
 fn attaching_with_another_item_capacity_claim_mode_slots_or_state_is_a_typed_error() {
     let spec = spec::<u64>(1024, 2);
     let segment = Segment::create(&spec).unwrap();
@@ -451,6 +458,7 @@ fn raw_named(name: &str, len: usize, contents: &[u8]) -> OwnedFd {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // memfd, shm_open, mmap and fork are foreign calls Miri cannot run
 fn unready_truncated_and_corrupt_objects_are_refused_with_typed_errors() {
     let spec = spec::<u64>(512, 1);
     let open = |name: &str| match Segment::open(name, &spec) {
