@@ -41,10 +41,7 @@ mod heap;
 #[cfg(unix)]
 mod mmap;
 pub mod owned;
-#[cfg(all(
-    any(target_os = "linux", target_os = "android"),
-    target_has_atomic = "64"
-))]
+#[cfg(all(target_os = "linux", target_has_atomic = "64"))]
 pub mod shared;
 mod sync;
 mod wait;

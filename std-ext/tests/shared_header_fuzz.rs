@@ -2,10 +2,7 @@
 //! or a layout that is consistent with the object and the expectation, never panics. Pure (no
 //! system call), so it also runs under Miri (`cargo +nightly miri test -p spanring-std --test
 //! shared_header_fuzz`), with fewer iterations.
-#![cfg(all(
-    any(target_os = "linux", target_os = "android"),
-    target_has_atomic = "64"
-))]
+#![cfg(all(target_os = "linux", target_has_atomic = "64"))]
 
 use spanring_std::shared::{
     validate, ClaimMode, Expected, Header, HeaderError, HeaderInfo, ItemIdentity, SegmentLayout,

@@ -5,10 +5,7 @@
 //!
 //! Children report through their exit status (0 = every check passed, another number names
 //! the check that failed); the parent waits for them with `waitpid`, never by sleeping.
-#![cfg(all(
-    any(target_os = "linux", target_os = "android"),
-    target_has_atomic = "64"
-))]
+#![cfg(all(target_os = "linux", target_has_atomic = "64"))]
 
 use core::alloc::Layout;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
@@ -505,4 +502,25 @@ fn unready_truncated_and_corrupt_objects_are_refused_with_typed_errors() {
             SharedError::InvalidName
         );
     }
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // memfd, shm_open, mmap and fork are foreign calls Miri cannot run
+fn a_named_creation_that_fails_or_panics_leaves_no_name_behind() {
+    let spec = spec::<u64>(512, 1);
+    let name = unique_name("panic");
+    let _cleanup = Unlink(name.clone());
+    let panicked = std::panic::catch_unwind(|| {
+        let _ = Segment::create_named_with(&name, &spec, |_| panic!("init failed"));
+    });
+    assert!(panicked.is_err());
+    let gone = Segment::open(&name, &spec).unwrap_err();
+    assert_eq!(
+        gone.io_error().unwrap().kind(),
+        std::io::ErrorKind::NotFound
+    );
+    // The name is free again.
+    let segment = Segment::create_named(&name, &spec).unwrap();
+    assert!(Segment::open(&name, &spec).is_ok());
+    drop(segment);
 }

@@ -22,7 +22,7 @@
 //! may be older, foreign-endian, 32-bit, buggy or gone), must never see it half-initialised
 //! (the creator stores the magic last, with `Release`), and must not be able to break the
 //! others by accident (seals against resizing, read-only mappings for readers, owner-only
-//! mode). Linux and Android only: memfds and seals are Linux's.
+//! mode). Linux only: memfds and seals are Linux's (and Android's libc has no `shm_open`).
 //!
 //! ```
 //! use core::alloc::Layout;

@@ -73,7 +73,6 @@ use crate::MapStep;
 /// # use std::os::fd::AsFd;
 /// # Ok::<(), spanring_std::shared::SharedError>(())
 /// ```
-#[derive(Debug)]
 pub struct Segment<T> {
     fd: OwnedFd,
     info: HeaderInfo,
@@ -142,8 +141,8 @@ impl<T: SharedItem> Segment<T> {
 
     /// Creates a named POSIX shared memory segment (`shm_open` with `O_CREAT | O_EXCL`, mode
     /// 0600) for processes that are not related by fork. Fails if the name exists. Named
-    /// objects cannot be sealed: see the module docs for what that means. On any error after
-    /// the object was created, the name is unlinked again.
+    /// objects cannot be sealed: see the module docs for what that means. On any error (or a
+    /// panic in `init`) after the object was created, the name is unlinked again.
     ///
     /// `name` is `/` followed by 1 to 254 bytes, none of them `/` or NUL.
     ///
@@ -206,24 +205,19 @@ impl<T: SharedItem> Segment<T> {
         }
         // SAFETY: shm_open just returned this descriptor; nobody else owns it.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        // From here on, a failure removes the name we created (and only it: O_EXCL).
-        let result = set_owner_only(&fd)
-            .and_then(|()| resize(&fd, layout.total))
-            .and_then(|()| initialise(&fd, &layout, init));
-        match result {
-            Ok(info) => Ok(Self {
-                fd,
-                info,
-                sealed: false,
-                _item: PhantomData,
-            }),
-            Err(e) => {
-                // SAFETY: `c_name` is NUL-terminated; this removes the name we just created.
-                // Best effort: a failure leaves a name behind, and the first error matters more.
-                unsafe { libc::shm_unlink(c_name.as_ptr()) };
-                Err(e)
-            }
-        }
+        // From here on, an error (or a panic in `init`) removes the name we created (and only
+        // it: O_EXCL), so no half-made object stays behind under it.
+        let name_guard = UnlinkOnDrop(Some(c_name));
+        set_owner_only(&fd)?;
+        resize(&fd, layout.total)?;
+        let info = initialise(&fd, &layout, init)?;
+        name_guard.keep();
+        Ok(Self {
+            fd,
+            info,
+            sealed: false,
+            _item: PhantomData,
+        })
     }
 
     /// Opens the named segment `name` (read-write: readers need their cursor page and the
@@ -449,9 +443,39 @@ impl<T> Segment<T> {
     }
 }
 
+impl<T> core::fmt::Debug for Segment<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Segment")
+            .field("fd", &self.fd)
+            .field("info", &self.info)
+            .field("sealed", &self.sealed)
+            .finish()
+    }
+}
+
 impl<T> AsFd for Segment<T> {
     fn as_fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
+    }
+}
+
+/// Unlinks a name we created when dropped, unless `keep` is called first.
+struct UnlinkOnDrop(Option<CString>);
+
+impl UnlinkOnDrop {
+    fn keep(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for UnlinkOnDrop {
+    fn drop(&mut self) {
+        if let Some(name) = &self.0 {
+            // SAFETY: `name` is NUL-terminated; this removes the name this process created.
+            // Best effort: a failure leaves a name behind, and the error being returned (or
+            // the panic) matters more.
+            unsafe { libc::shm_unlink(name.as_ptr()) };
+        }
     }
 }
 

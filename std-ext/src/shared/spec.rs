@@ -26,7 +26,6 @@ use super::layout::{ClaimMode, StateLayout};
 /// let reader_side = spec.any_capacity();
 /// assert_eq!(reader_side.claim(), ClaimMode::SingleProducer);
 /// ```
-#[derive(Debug)]
 pub struct SegmentSpec<T> {
     pub(crate) item: ItemIdentity,
     pub(crate) capacity: usize,
@@ -38,7 +37,22 @@ pub struct SegmentSpec<T> {
     _item: PhantomData<fn() -> T>,
 }
 
-// Manual impls: a derive would require `T: Clone`/`T: Copy` of the spec's phantom item.
+impl<T> core::fmt::Debug for SegmentSpec<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SegmentSpec")
+            .field("item", &self.item)
+            .field("capacity", &self.capacity)
+            .field("reader_slots", &self.reader_slots)
+            .field("claim", &self.claim)
+            .field("state", &self.state)
+            .field("check_capacity", &self.check_capacity)
+            .field("check_reader_slots", &self.check_reader_slots)
+            .finish()
+    }
+}
+
+// Manual impls (and `Debug` above): a derive would require `T: Clone`/`T: Copy`/`T: Debug`
+// of the spec's phantom item.
 impl<T> Clone for SegmentSpec<T> {
     fn clone(&self) -> Self {
         *self

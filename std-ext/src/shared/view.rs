@@ -63,7 +63,6 @@ pub enum Role {
 /// }
 /// # Ok::<(), spanring_std::shared::SharedError>(())
 /// ```
-#[derive(Debug)]
 pub struct SegmentMapping<T> {
     /// Header, state block and reader slots.
     control: Region,
@@ -73,6 +72,17 @@ pub struct SegmentMapping<T> {
     role: Role,
     capacity: usize,
     _item: PhantomData<fn() -> T>,
+}
+
+impl<T> core::fmt::Debug for SegmentMapping<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SegmentMapping")
+            .field("role", &self.role)
+            .field("control", &self.control)
+            .field("data", &self.data)
+            .field("capacity", &self.capacity)
+            .finish_non_exhaustive()
+    }
 }
 
 // SAFETY: a mapping is address ranges it owns; unmapping or using the pointers from another
