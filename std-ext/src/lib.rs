@@ -41,6 +41,8 @@ mod heap;
 #[cfg(unix)]
 mod mmap;
 pub mod owned;
+#[cfg(all(target_os = "linux", target_has_atomic = "64"))]
+pub mod shared;
 mod sync;
 mod wait;
 

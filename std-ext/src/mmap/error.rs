@@ -23,6 +23,10 @@ pub enum MapStep {
     /// Committing and prefaulting the pages (only when asked for:
     /// [`DoubleMapped::new_prefaulted`](super::DoubleMapped::new_prefaulted)).
     Prefault,
+    /// Changing the access of part of a mapping (`mprotect`), for a shared segment's reader.
+    Protect,
+    /// Mapping part of a shared segment once (its header, protocol state and reader slots).
+    MapControl,
 }
 
 impl fmt::Display for MapStep {
@@ -35,6 +39,8 @@ impl fmt::Display for MapStep {
             MapStep::MapFirstHalf => "mapping the first half",
             MapStep::MapSecondHalf => "mapping the second half",
             MapStep::Prefault => "prefaulting the pages",
+            MapStep::Protect => "changing the access of a mapping",
+            MapStep::MapControl => "mapping the control pages of a shared segment",
         })
     }
 }

@@ -4,7 +4,7 @@
 //! [`prefault`](super::backing::prefault) when the caller asks.
 
 use core::ptr::NonNull;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 
 use super::error::{MapError, MapStep};
 
@@ -37,9 +37,45 @@ unsafe impl Send for Region {}
 // SAFETY: `&Region` only exposes the base address.
 unsafe impl Sync for Region {}
 
+/// How a mapping of a memory object may be accessed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// `PROT_READ | PROT_WRITE`.
+    ReadWrite,
+    /// `PROT_READ` only: a store through the mapping faults (`SIGSEGV`).
+    ReadOnly,
+}
+
+impl Access {
+    fn prot(self) -> libc::c_int {
+        match self {
+            Access::ReadWrite => libc::PROT_READ | libc::PROT_WRITE,
+            Access::ReadOnly => libc::PROT_READ,
+        }
+    }
+}
+
 /// Maps `memory` (at least `half` bytes, `half` a non-zero multiple of the page size) twice,
 /// back to back, and verifies that the two halves are the same memory.
 pub(crate) fn map_twice(memory: &OwnedFd, half: usize) -> Result<Region, MapError> {
+    map_twice_at(memory.as_fd(), 0, half, Access::ReadWrite, true)
+}
+
+/// Maps the `half` bytes of `memory` that start at byte `offset` twice, back to back.
+///
+/// `offset` and `half` must be multiples of the page size, `half` non-zero, and the object at
+/// least `offset + half` bytes long. With `probe` (and [`Access::ReadWrite`]) the aliasing is
+/// verified by writing bytes through one half and reading them through the other (then
+/// restoring them), which is right only for memory that no other process uses yet; without,
+/// the aliasing rests on `MAP_FIXED` mappings of one object at the addresses asked for (both
+/// checked), as it must for read-only mappings and memory that other processes may be writing.
+pub(crate) fn map_twice_at(
+    memory: BorrowedFd<'_>,
+    offset: usize,
+    half: usize,
+    access: Access,
+    probe: bool,
+) -> Result<Region, MapError> {
     let total = half.checked_mul(2).ok_or(MapError::TooLarge {
         requested: half,
         item_size: 1,
@@ -68,16 +104,102 @@ pub(crate) fn map_twice(memory: &OwnedFd, half: usize) -> Result<Region, MapErro
     };
     // From here on `region` unmaps the whole 2× range on any early return.
     let region = Region { base, len: total };
-    map_half(memory, base, half, MapStep::MapFirstHalf)?;
+    map_half(memory, base, offset, half, access, MapStep::MapFirstHalf)?;
     // SAFETY: `half < total`, so `base + half` stays inside the reservation.
     let second = unsafe { base.add(half) };
-    map_half(memory, second, half, MapStep::MapSecondHalf)?;
-    verify_aliasing(base, half)?;
+    map_half(memory, second, offset, half, access, MapStep::MapSecondHalf)?;
+    if probe && access == Access::ReadWrite {
+        verify_aliasing(base, half)?;
+    }
     Ok(region)
 }
 
-/// Replaces `half` bytes of our own reservation at `at` with a shared mapping of `memory`.
-fn map_half(memory: &OwnedFd, at: NonNull<u8>, half: usize, step: MapStep) -> Result<(), MapError> {
+/// Maps the `len` bytes of `memory` that start at byte `offset` once, at an address of the
+/// kernel's choosing. `offset` must be a multiple of the page size, `len` non-zero.
+pub(crate) fn map_once(
+    memory: BorrowedFd<'_>,
+    offset: usize,
+    len: usize,
+    access: Access,
+    step: MapStep,
+) -> Result<Region, MapError> {
+    let offset = file_offset(offset, step)?;
+    // SAFETY: a new shared mapping at an address of the kernel's choosing (no MAP_FIXED)
+    // replaces no existing memory; the kernel checks the descriptor and the range.
+    let got = unsafe {
+        libc::mmap(
+            core::ptr::null_mut(),
+            len,
+            access.prot(),
+            libc::MAP_SHARED,
+            memory.as_raw_fd(),
+            offset,
+        )
+    };
+    if got == libc::MAP_FAILED {
+        return Err(MapError::last_os_error(step));
+    }
+    let Some(base) = NonNull::new(got.cast::<u8>()) else {
+        // Never happens for a non-MAP_FIXED mapping; if it did we must not treat it as ours.
+        return Err(MapError::WrongAddress { step });
+    };
+    Ok(Region { base, len })
+}
+
+impl Region {
+    /// Changes the access of `len` bytes at byte `offset` of this region (both page-aligned,
+    /// inside the region).
+    pub(crate) fn protect(
+        &self,
+        offset: usize,
+        len: usize,
+        access: Access,
+    ) -> Result<(), MapError> {
+        if len == 0 {
+            return Ok(());
+        }
+        let in_bounds = offset.checked_add(len).is_some_and(|end| end <= self.len);
+        if !in_bounds {
+            return Err(MapError::Os {
+                step: MapStep::Protect,
+                errno: libc::EINVAL,
+            });
+        }
+        // SAFETY: `offset + len <= self.len` (checked above), so the range lies inside the
+        // mapping this region owns; mprotect changes only its access, no memory.
+        let rc =
+            unsafe { libc::mprotect(self.base.as_ptr().add(offset).cast(), len, access.prot()) };
+        if rc != 0 {
+            return Err(MapError::last_os_error(MapStep::Protect));
+        }
+        Ok(())
+    }
+
+    /// The length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// A byte offset into a memory object as `off_t` (32 bits on some 32-bit targets).
+fn file_offset(offset: usize, step: MapStep) -> Result<libc::off_t, MapError> {
+    libc::off_t::try_from(offset).map_err(|_| MapError::Os {
+        step,
+        errno: libc::EOVERFLOW,
+    })
+}
+
+/// Replaces `half` bytes of our own reservation at `at` with a shared mapping of the bytes of
+/// `memory` from `offset`.
+fn map_half(
+    memory: BorrowedFd<'_>,
+    at: NonNull<u8>,
+    offset: usize,
+    half: usize,
+    access: Access,
+    step: MapStep,
+) -> Result<(), MapError> {
+    let offset = file_offset(offset, step)?;
     // SAFETY: `at..at + half` lies inside the reservation we own and nothing references it yet;
     // MAP_FIXED replaces exactly that range (never treating the address as a hint, the failure
     // mode of vmcircbuffer#3) and nothing outside it.
@@ -85,10 +207,10 @@ fn map_half(memory: &OwnedFd, at: NonNull<u8>, half: usize, step: MapStep) -> Re
         libc::mmap(
             at.as_ptr().cast(),
             half,
-            libc::PROT_READ | libc::PROT_WRITE,
+            access.prot(),
             libc::MAP_SHARED | libc::MAP_FIXED,
             memory.as_raw_fd(),
-            0,
+            offset,
         )
     };
     if got == libc::MAP_FAILED {
@@ -103,7 +225,7 @@ fn map_half(memory: &OwnedFd, at: NonNull<u8>, half: usize, step: MapStep) -> Re
 }
 
 /// Writes a byte through one half and reads it back through the other, at both ends, both
-/// ways, and restores the zeros.
+/// ways, and restores the byte that was there.
 fn verify_aliasing(base: NonNull<u8>, half: usize) -> Result<(), MapError> {
     let base = base.as_ptr();
     for (offset, marker) in [(0, 0xA5u8), (half - 1, 0x5A)] {
@@ -113,12 +235,15 @@ fn verify_aliasing(base: NonNull<u8>, half: usize) -> Result<(), MapError> {
         let aliased = unsafe {
             let first = base.add(offset);
             let second = base.add(half + offset);
+            let original = first.read_volatile();
             first.write_volatile(marker);
             let seen_in_second = second.read_volatile();
             second.write_volatile(!marker);
             let seen_in_first = first.read_volatile();
-            first.write_volatile(0);
-            seen_in_second == marker && seen_in_first == !marker && second.read_volatile() == 0
+            first.write_volatile(original);
+            seen_in_second == marker
+                && seen_in_first == !marker
+                && second.read_volatile() == original
         };
         if !aliased {
             return Err(MapError::AliasingCheckFailed);

@@ -49,10 +49,16 @@ fn open_any() -> Result<OwnedFd, MapError> {
 /// `memfd_create` through the raw syscall, so that an old libc without the wrapper still works.
 #[cfg(any(target_os = "linux", target_os = "android"))]
 fn memfd() -> Result<OwnedFd, i32> {
+    memfd_with(libc::MFD_CLOEXEC)
+}
+
+/// `memfd_create("spanring", flags)` through the raw syscall; the errno on failure.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(crate) fn memfd_with(flags: libc::c_uint) -> Result<OwnedFd, i32> {
     let name = c"spanring";
-    // SAFETY: `name` is a valid NUL-terminated string; the syscall only reads it and returns a
-    // new descriptor or -1.
-    let fd = unsafe { libc::syscall(libc::SYS_memfd_create, name.as_ptr(), libc::MFD_CLOEXEC) };
+    // SAFETY: `name` is a valid NUL-terminated string; the syscall only reads it and the flags
+    // and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_memfd_create, name.as_ptr(), flags) };
     if fd < 0 {
         return Err(errno_of(&std::io::Error::last_os_error()));
     }

@@ -2,10 +2,10 @@
 //! past the end — is one contiguous slice.
 
 mod backing;
-mod capacity;
+pub(crate) mod capacity;
 mod error;
-mod mapping;
-mod memory_object;
+pub(crate) mod mapping;
+pub(crate) mod memory_object;
 mod zeroable;
 
 use core::marker::PhantomData;
