@@ -227,6 +227,18 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> GenericRing<S, P, W
         self.state.layout.capacity()
     }
 
+    /// The ring's memory.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage, Storage};
+    /// let mut memory = [0u8; 3];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// assert_eq!(ring.storage().capacity(), 3);
+    /// ```
+    pub fn storage(&self) -> &S {
+        &self.storage
+    }
+
     /// The cursor layout (slot mapping) of this ring.
     ///
     /// ```

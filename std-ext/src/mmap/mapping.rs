@@ -76,10 +76,30 @@ pub(crate) fn map_twice_at(
     access: Access,
     probe: bool,
 ) -> Result<Region, MapError> {
-    let total = half.checked_mul(2).ok_or(MapError::TooLarge {
-        requested: half,
-        item_size: 1,
-    })?;
+    map_lead_and_twice(memory, None, offset, half, access, probe)
+}
+
+/// As [`map_twice_at`], with `lead = Some((len, access))` first mapping the object's first
+/// `len` bytes (a page multiple) right before the two halves, in the same reservation: the
+/// distance from any byte of the lead to the data is then the same in every process that maps
+/// the object this way, so a structure in the lead can find the data by a relative offset.
+/// The region covers the lead and both halves.
+pub(crate) fn map_lead_and_twice(
+    memory: BorrowedFd<'_>,
+    lead: Option<(usize, Access)>,
+    offset: usize,
+    half: usize,
+    access: Access,
+    probe: bool,
+) -> Result<Region, MapError> {
+    let lead_len = lead.map_or(0, |(len, _)| len);
+    let total = half
+        .checked_mul(2)
+        .and_then(|t| t.checked_add(lead_len))
+        .ok_or(MapError::TooLarge {
+            requested: half,
+            item_size: 1,
+        })?;
     // SAFETY: a fresh anonymous mapping at an address of the kernel's choosing touches no
     // existing memory. PROT_NONE + MAP_NORESERVE: address space only, no commit charge.
     let reserved = unsafe {
@@ -102,14 +122,19 @@ pub(crate) fn map_twice_at(
             step: MapStep::Reserve,
         });
     };
-    // From here on `region` unmaps the whole 2× range on any early return.
+    // From here on `region` unmaps the whole range on any early return.
     let region = Region { base, len: total };
-    map_half(memory, base, offset, half, access, MapStep::MapFirstHalf)?;
-    // SAFETY: `half < total`, so `base + half` stays inside the reservation.
-    let second = unsafe { base.add(half) };
+    if let Some((len, lead_access)) = lead {
+        map_half(memory, base, 0, len, lead_access, MapStep::MapControl)?;
+    }
+    // SAFETY: `lead_len + 2 × half == total`, so both halves stay inside the reservation.
+    let first = unsafe { base.add(lead_len) };
+    map_half(memory, first, offset, half, access, MapStep::MapFirstHalf)?;
+    // SAFETY: as above.
+    let second = unsafe { first.add(half) };
     map_half(memory, second, offset, half, access, MapStep::MapSecondHalf)?;
     if probe && access == Access::ReadWrite {
-        verify_aliasing(base, half)?;
+        verify_aliasing(first, half)?;
     }
     Ok(region)
 }
@@ -173,11 +198,6 @@ impl Region {
             return Err(MapError::last_os_error(MapStep::Protect));
         }
         Ok(())
-    }
-
-    /// The length in bytes.
-    pub(crate) fn len(&self) -> usize {
-        self.len
     }
 }
 

@@ -2,6 +2,7 @@
 //! mapping a segment failed), with the step that failed ([`SharedStep`]).
 
 use core::fmt;
+use spanring_core::{AttachError, CapacityError};
 
 use super::item::ItemIdentity;
 use super::layout::{ClaimMode, LayoutError, SegmentPart, StateLayout};
@@ -366,6 +367,13 @@ pub enum SharedError {
         /// The segment's reader slots.
         reader_slots: u32,
     },
+    /// The process mapped the ring as a reader: it cannot take the writer (its data mapping
+    /// is read-only).
+    ReadOnlyRole,
+    /// The ring refused the handle (writer taken, ring closed, no reader slot left).
+    Attach(AttachError),
+    /// The ring cannot be built over the segment's capacity.
+    Capacity(CapacityError),
 }
 
 impl SharedError {
@@ -417,6 +425,11 @@ impl fmt::Display for SharedError {
                 f,
                 "reader slot {slot} does not exist (the segment has {reader_slots})"
             ),
+            SharedError::ReadOnlyRole => {
+                f.write_str("this process mapped the ring as a reader: it cannot write")
+            }
+            SharedError::Attach(e) => write!(f, "the ring refused the handle: {e}"),
+            SharedError::Capacity(e) => write!(f, "no ring over this segment: {e}"),
         }
     }
 }
@@ -427,6 +440,8 @@ impl std::error::Error for SharedError {
             SharedError::Header(e) => Some(e),
             SharedError::Layout(e) => Some(e),
             SharedError::Map(e) => Some(e),
+            SharedError::Attach(e) => Some(e),
+            SharedError::Capacity(e) => Some(e),
             _ => None,
         }
     }

@@ -480,7 +480,7 @@ impl Drop for UnlinkOnDrop {
 }
 
 /// The layout for `spec` on this system.
-fn plan<T>(spec: &SegmentSpec<T>) -> Result<SegmentLayout, SharedError> {
+pub(crate) fn plan<T>(spec: &SegmentSpec<T>) -> Result<SegmentLayout, SharedError> {
     let page = mapping::page_size()? as u64;
     let capacity = SegmentLayout::round_capacity(spec.capacity as u64, spec.item.size, page)?;
     let layout = SegmentLayout::compute(

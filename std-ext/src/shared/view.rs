@@ -10,9 +10,10 @@
 //!
 //! So a reader's stray write into the data, the header or another reader's cursor faults in
 //! the reader (`SIGSEGV`) instead of corrupting what everyone else reads. The control pages
-//! (header, state, slots) are one mapping whose parts get their access with `mprotect`; the
-//! data region is mapped twice back to back (`map_twice_at`, the same code as
-//! [`DoubleMapped`](crate::DoubleMapped), from the data region's offset).
+//! (header, state, slots) are mapped first and their parts get their access with `mprotect`;
+//! the data region is mapped twice right after them, in the same reservation
+//! (`map_lead_and_twice`, the same code as [`DoubleMapped`](crate::DoubleMapped)), so the
+//! distance from the state block to the data is the same in every process.
 
 use core::marker::PhantomData;
 use core::ptr::NonNull;
@@ -21,7 +22,6 @@ use std::os::fd::BorrowedFd;
 use super::error::SharedError;
 use super::layout::{Extent, SegmentLayout};
 use crate::mmap::mapping::{self, Access, Region};
-use crate::MapStep;
 
 /// The role a mapping is made for.
 ///
@@ -64,10 +64,11 @@ pub enum Role {
 /// # Ok::<(), spanring_std::shared::SharedError>(())
 /// ```
 pub struct SegmentMapping<T> {
-    /// Header, state block and reader slots.
-    control: Region,
-    /// Both halves of the data region.
-    data: Region,
+    /// Header, state block and reader slots (`control_len` bytes), then both halves of the
+    /// data region, in one reservation: the distance from the state block to the data is the
+    /// same in every process.
+    region: Region,
+    control_len: usize,
     layout: SegmentLayout,
     role: Role,
     capacity: usize,
@@ -78,8 +79,8 @@ impl<T> core::fmt::Debug for SegmentMapping<T> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("SegmentMapping")
             .field("role", &self.role)
-            .field("control", &self.control)
-            .field("data", &self.data)
+            .field("region", &self.region)
+            .field("control_len", &self.control_len)
             .field("capacity", &self.capacity)
             .finish_non_exhaustive()
     }
@@ -115,40 +116,38 @@ impl<T> SegmentMapping<T> {
         };
         let capacity = fit(layout.capacity, &layout)?;
         let control_len = fit(layout.data.offset, &layout)?;
-        let control = match own_slot {
-            None => mapping::map_once(fd, 0, control_len, Access::ReadWrite, MapStep::MapControl)?,
-            Some(slot) => {
-                let control =
-                    mapping::map_once(fd, 0, control_len, Access::ReadOnly, MapStep::MapControl)?;
-                let writable = |e: Extent| -> Result<(), SharedError> {
-                    control.protect(
-                        fit(e.offset, &layout)?,
-                        fit(e.len, &layout)?,
-                        Access::ReadWrite,
-                    )?;
-                    Ok(())
-                };
-                writable(layout.state_block)?;
-                writable(slot)?;
-                control
-            }
+        let control_access = match own_slot {
+            None => Access::ReadWrite,
+            Some(_) => Access::ReadOnly,
         };
         let access = match role {
             Role::Writer => Access::ReadWrite,
             Role::Reader { .. } => Access::ReadOnly,
         };
         // No probe: other processes may be using the data; the creator probed it once.
-        let data = mapping::map_twice_at(
+        let region = mapping::map_lead_and_twice(
             fd,
+            Some((control_len, control_access)),
             fit(layout.data.offset, &layout)?,
             fit(layout.data.len, &layout)?,
             access,
             false,
         )?;
-        debug_assert_eq!(control.len(), control_len);
+        if let Some(slot) = own_slot {
+            let writable = |e: Extent| -> Result<(), SharedError> {
+                region.protect(
+                    fit(e.offset, &layout)?,
+                    fit(e.len, &layout)?,
+                    Access::ReadWrite,
+                )?;
+                Ok(())
+            };
+            writable(layout.state_block)?;
+            writable(slot)?;
+        }
         Ok(Self {
-            control,
-            data,
+            region,
+            control_len,
             layout,
             role,
             capacity,
@@ -209,7 +208,7 @@ impl<T> SegmentMapping<T> {
     /// # Ok::<(), spanring_std::shared::SharedError>(())
     /// ```
     pub fn header(&self) -> NonNull<u8> {
-        self.control.base()
+        self.region.base()
     }
 
     /// The state block's first byte (aligned to at least the declared alignment; read-write
@@ -258,7 +257,8 @@ impl<T> SegmentMapping<T> {
     /// # Ok::<(), spanring_std::shared::SharedError>(())
     /// ```
     pub fn data(&self) -> NonNull<T> {
-        self.data.base().cast()
+        // SAFETY: the data starts `control_len` bytes into the region (`new`).
+        unsafe { self.region.base().add(self.control_len) }.cast()
     }
 
     /// The data region for writing: `Some` for the writer, `None` for readers.
@@ -285,9 +285,9 @@ impl<T> SegmentMapping<T> {
         // The layout was validated to fit this process (`new` converted `data.offset`, which
         // is larger than every offset passed here, to usize).
         let offset = usize::try_from(offset).unwrap_or(0);
-        debug_assert!(offset < self.control.len());
+        debug_assert!(offset < self.control_len);
         // SAFETY: `offset < control.len()` (every control part starts below `data.offset`, the
         // length of the control mapping), so the result stays inside the mapping.
-        unsafe { self.control.base().add(offset) }
+        unsafe { self.region.base().add(offset) }
     }
 }
