@@ -44,42 +44,9 @@ impl Drop for Unlink {
     }
 }
 
-/// How a child ended.
-#[derive(Debug, PartialEq, Eq)]
-enum Exit {
-    Code(i32),
-    Signal(i32),
-}
-
-/// Runs `child` in a forked process and returns how it ended. The child's return value is its
-/// exit status; a panic in it exits with 101. The child leaves with `_exit` (no atexit
-/// handlers, no test harness in the child).
-fn in_child(child: impl FnOnce() -> i32) -> Exit {
-    // SAFETY: fork has no preconditions; the child runs only `child` and then `_exit`s, and
-    // glibc's fork leaves the allocator usable in the child.
-    let pid = unsafe { libc::fork() };
-    assert!(pid >= 0, "fork: {}", std::io::Error::last_os_error());
-    if pid == 0 {
-        let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(child)).unwrap_or(101);
-        // SAFETY: ends the child without running the parent's exit handlers.
-        unsafe { libc::_exit(code) };
-    }
-    let mut status = 0;
-    loop {
-        // SAFETY: waits for our own child; `status` is a valid out-pointer.
-        let rc = unsafe { libc::waitpid(pid, &mut status, 0) };
-        if rc == pid {
-            break;
-        }
-        let err = std::io::Error::last_os_error();
-        assert_eq!(err.raw_os_error(), Some(libc::EINTR), "waitpid: {err}");
-    }
-    if libc::WIFSIGNALED(status) {
-        Exit::Signal(libc::WTERMSIG(status))
-    } else {
-        Exit::Code(libc::WEXITSTATUS(status))
-    }
-}
+#[path = "support/process.rs"]
+mod process;
+use process::{in_child, Exit};
 
 /// The header page's bytes as a mapping shows them.
 fn header_of<T>(map: &spanring_std::shared::SegmentMapping<T>) -> Header {

@@ -154,7 +154,7 @@ impl<T: SharedItem + Send, const READERS: usize> SharedRing<T, READERS> {
     ///
     /// ```
     /// use std::os::fd::AsFd;
-/// use spanring_std::shared::{HeaderError, Role, SharedError, SharedRing};
+    /// use spanring_std::shared::{HeaderError, Role, SharedError, SharedRing};
     /// let ring = SharedRing::<u64>::create(512)?;
     /// let fd = || ring.as_fd().try_clone_to_owned().unwrap();
     /// assert!(SharedRing::<u64>::from_fd(fd(), Role::Writer).is_ok());
