@@ -119,6 +119,20 @@ impl<R: RingPtr> Reader<R> {
         Ok(reader)
     }
 
+    /// The reader's slot in the ring's reader registry (`0..READERS`), fixed while it is
+    /// attached: where a ring shared by processes keeps who owns it.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let (a, b) = (ring.reader().unwrap(), ring.reader().unwrap());
+    /// assert_eq!((a.registry_slot(), b.registry_slot()), (0, 1));
+    /// ```
+    pub fn registry_slot(&self) -> usize {
+        self.pos.slot
+    }
+
     /// The ring.
     ///
     /// ```

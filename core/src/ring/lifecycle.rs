@@ -242,4 +242,63 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> GenericRing<S, P, W
         self.state.closed.store(false, Ordering::Release);
         Ok(())
     }
+
+    /// Frees reader slot `slot` as if its [`Reader`](crate::Reader) had been dropped, and
+    /// wakes writers waiting for room: for a ring shared by processes, when the process that
+    /// held the reader died without dropping it. Writers stop waiting for that reader.
+    ///
+    /// # Safety
+    ///
+    /// No live reader handle holds `slot` (its owner is gone for good, and nothing else
+    /// attached to the slot since): a reader still reading there would see writers overwrite
+    /// the slots it reads.
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::new(SliceStorage::new(&mut memory)).unwrap();
+    /// let reader = ring.reader().unwrap();
+    /// let slot = reader.registry_slot();
+    /// core::mem::forget(reader); // as a process that died would
+    /// // SAFETY (example): the reader was forgotten, nothing else holds its slot.
+    /// unsafe { ring.evict_reader(slot) };
+    /// assert_eq!(ring.reader_count(), 0);
+    /// ```
+    pub unsafe fn evict_reader(&self, slot: usize) {
+        self.reader_gone(slot);
+    }
+
+    /// Releases the writer as if its [`Writer`](crate::Writer) had been dropped with no span
+    /// in flight: for a ring shared by processes, when the writer's process died. A
+    /// single-producer ring can then hand out its writer again (or, unless it
+    /// [`stays_open`](Self::stays_open), is closed as by the last writer leaving). What the
+    /// dead writer reserved but did not publish is never shown: a new writer claims from the
+    /// published cursor.
+    ///
+    /// # Safety
+    ///
+    /// No live writer handle is counted in its place: its owner is gone for good. Only for
+    /// single-producer rings (a multi-producer writer that died with a span in flight leaves
+    /// slots that are never published).
+    ///
+    /// ```
+    /// use spanring_core::{Ring, SliceStorage};
+    /// let mut memory = [0u8; 4];
+    /// let ring = Ring::builder(SliceStorage::new(&mut memory)).stays_open().build().unwrap();
+    /// let mut r = ring.reader().unwrap();
+    /// let mut w = ring.writer().unwrap();
+    /// w.try_push(1).unwrap();
+    /// let mut span = w.try_reserve(2).unwrap();
+    /// span.fill(9); // written, never published: its owner "dies" mid-span
+    /// core::mem::forget(span);
+    /// core::mem::forget(w);
+    /// // SAFETY (example): the writer was forgotten; nothing else counts as it.
+    /// unsafe { ring.evict_writer() };
+    /// let mut w = ring.writer().unwrap(); // taken again, from the published cursor
+    /// w.try_push(2).unwrap();
+    /// assert_eq!(r.try_iter().collect::<Vec<_>>(), [1, 2]);
+    /// ```
+    pub unsafe fn evict_writer(&self) {
+        self.writer_gone();
+    }
 }

@@ -421,33 +421,12 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> RingCore for Generi
 
     #[inline]
     fn writer_dropped(&self, _: Internal) {
-        if !crate::writers::last_writer_gone(&self.state.writers) {
-            return;
-        }
-        if self.state.close_on_last_writer {
-            self.close();
-            // No writer is left, so no span is in flight: the close is complete (a ring closed
-            // earlier by someone else was waiting for this writer to notice).
-            self.seal();
-            return;
-        }
-        // A ring that stays open: the last writer leaving changes nothing for readers, and
-        // the writer can be handed out again. A close decided before our decrement (which we
-        // then read: the writers word's RMWs are ordered, and `is_closed` acquires it or the
-        // flag the closer stored before its RMW) may have left its seal to us; a close after
-        // it finds no writer and seals itself.
-        if self.is_closed() {
-            self.seal();
-        } else {
-            self.state.producer.release_writer();
-        }
+        self.writer_gone();
     }
 
     #[inline]
     fn reader_dropped(&self, slot: usize, _: Internal) {
-        self.state.readers.detach(slot);
-        // A writer may be waiting for this reader only.
-        self.space.notify_all();
+        self.reader_gone(slot);
     }
 
     #[inline]
@@ -514,6 +493,40 @@ impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> RingCore for Generi
 }
 
 impl<S: Storage, P: ClaimMode, W: WaitStrategy, G: Registry> GenericRing<S, P, W, G> {
+    /// A writer handle is gone (dropped, or evicted): the last one closes the ring, unless it
+    /// stays open.
+    #[inline]
+    pub(crate) fn writer_gone(&self) {
+        if !crate::writers::last_writer_gone(&self.state.writers) {
+            return;
+        }
+        if self.state.close_on_last_writer {
+            self.close();
+            // No writer is left, so no span is in flight: the close is complete (a ring closed
+            // earlier by someone else was waiting for this writer to notice).
+            self.seal();
+            return;
+        }
+        // A ring that stays open: the last writer leaving changes nothing for readers, and
+        // the writer can be handed out again. A close decided before our decrement (which we
+        // then read: the writers word's RMWs are ordered, and `is_closed` acquires it or the
+        // flag the closer stored before its RMW) may have left its seal to us; a close after
+        // it finds no writer and seals itself.
+        if self.is_closed() {
+            self.seal();
+        } else {
+            self.state.producer.release_writer();
+        }
+    }
+
+    /// The reader in registry slot `slot` is gone (dropped, or evicted).
+    #[inline]
+    pub(crate) fn reader_gone(&self, slot: usize) {
+        self.state.readers.detach(slot);
+        // A writer may be waiting for this reader only.
+        self.space.notify_all();
+    }
+
     /// The single-producer publish: `next` becomes the published cursor (if `moved`: a span
     /// that published nothing leaves it), then the close check and the readers' wake-up.
     #[inline(always)]
