@@ -8,8 +8,8 @@
 
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 
-use spanring_std::core_api::ReadError;
-use spanring_std::shared::{Role, SharedRing};
+use spanring_std::core_api::{AttachError, ReadError};
+use spanring_std::shared::{Role, SharedError, SharedRing};
 
 #[path = "support/process.rs"]
 mod process;
@@ -193,4 +193,124 @@ fn a_reader_process_cannot_take_the_writer_and_the_writer_is_one_for_all_process
         i32::from(!(refused && taken))
     });
     assert_eq!(exit, Exit::Code(0));
+}
+
+/// Sends `signal` to `child`.
+fn send(child: &process::Child, signal: i32) {
+    // SAFETY: signals our own child, which has not been waited for (its pid is not reused).
+    let rc = unsafe { libc::kill(child.pid(), signal) };
+    assert_eq!(rc, 0, "kill: {}", std::io::Error::last_os_error());
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // memfd, mmap and fork are foreign calls Miri cannot run
+fn a_reader_process_killed_holding_a_span_stops_holding_the_writer_back_a_stopped_one_does_not() {
+    let ring = Ring::create(CAPACITY).unwrap();
+    ring.set_liveness(std::time::Duration::from_millis(5));
+    let mut writer = ring.writer().unwrap();
+    let fd = ring.as_fd().as_raw_fd();
+    let (ready_r, ready_w) = pipe();
+    let (go_r, go_w) = pipe();
+    let (never_r, never_w) = pipe();
+    let child = spawn(|| {
+        let Ok(shared) = Ring::from_fd(inherited(fd), Role::Reader { slot: 0 }) else {
+            return 2;
+        };
+        let Ok(mut reader) = shared.reader() else {
+            return 3;
+        };
+        signal(&ready_w); // attached
+        await_signal(&go_r); // the first item is published
+        let Ok(span) = reader.read(1) else {
+            return 4;
+        };
+        signal(&ready_w); // holding a span at the first item
+        await_signal(&never_r); // until killed
+        drop(span);
+        0
+    });
+    drop((ready_w, go_r, never_r));
+    assert!(await_signal(&ready_r));
+    writer.push(0).unwrap();
+    signal(&go_w);
+    assert!(await_signal(&ready_r));
+    // The reader holds slot 0: the writer can fill the rest, then waits for it.
+    for i in 1..CAPACITY as u64 {
+        writer.try_push(i).unwrap();
+    }
+    // Alive, and then stopped: never evicted, however long the writer waits.
+    let wait = std::time::Duration::from_millis(50);
+    assert!(writer.reserve_timeout(1, wait).is_err());
+    send(&child, libc::SIGSTOP);
+    assert!(writer.reserve_timeout(1, wait).is_err());
+    assert_eq!(ring.ring().reader_count(), 1);
+    // Killed: within a liveness period the waiting writer frees its slot and goes on.
+    send(&child, libc::SIGKILL);
+    for i in 0..CAPACITY as u64 {
+        writer.push(CAPACITY as u64 + i).unwrap();
+    }
+    assert_eq!(ring.ring().reader_count(), 0);
+    assert_eq!(child.wait(), Exit::Signal(libc::SIGKILL));
+    drop(never_w);
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // memfd, mmap and fork are foreign calls Miri cannot run
+fn a_writer_process_killed_mid_span_is_taken_over_and_nothing_is_delivered_twice() {
+    const PUBLISHED: u64 = 300;
+    const TOTAL: u64 = 500; // fits the ring: the parent reads after writing
+    let ring = Ring::create(CAPACITY).unwrap();
+    let mut reader = ring.reader().unwrap();
+    let fd = ring.as_fd().as_raw_fd();
+    let (ready_r, ready_w) = pipe();
+    let (never_r, never_w) = pipe();
+    let child = spawn(|| {
+        let Ok(shared) = Ring::from_fd(inherited(fd), Role::Writer) else {
+            return 2;
+        };
+        let Ok(mut writer) = shared.writer() else {
+            return 3;
+        };
+        for i in 0..PUBLISHED {
+            if writer.push(i).is_err() {
+                return 4;
+            }
+        }
+        let Ok(mut span) = writer.reserve(100) else {
+            return 5;
+        };
+        span.fill(u64::MAX); // written, never published
+        signal(&ready_w);
+        await_signal(&never_r); // until killed
+        drop(span);
+        0
+    });
+    drop((ready_w, never_r));
+    assert!(await_signal(&ready_r));
+    // The writer process lives (running, then stopped): its writer is not taken over.
+    let taken =
+        |r: Result<_, SharedError>| matches!(r, Err(SharedError::Attach(AttachError::WriterTaken)));
+    assert!(taken(ring.writer().map(drop)));
+    send(&child, libc::SIGSTOP);
+    assert!(taken(ring.writer().map(drop)));
+    send(&child, libc::SIGKILL);
+    assert_eq!(child.wait(), Exit::Signal(libc::SIGKILL));
+    // Dead: the next process to ask takes the writer over, at the published cursor.
+    let mut writer = ring
+        .writer()
+        .expect("the dead writer's writer is taken over");
+    for i in PUBLISHED..TOTAL {
+        writer.push(i).unwrap();
+    }
+    drop(writer);
+    ring.ring().close();
+    let mut next = 0u64;
+    while let Ok(span) = reader.read(64) {
+        for &x in span.as_slice() {
+            assert_eq!(x, next, "the dead span shown, or an item lost or repeated");
+            next += 1;
+        }
+    }
+    assert_eq!(next, TOTAL);
+    drop(never_w);
 }

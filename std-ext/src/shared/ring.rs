@@ -12,19 +12,35 @@
 //! reader has the data, the header and the other reader pages read-only, so a stray write
 //! faults in that process instead of corrupting the stream.
 //!
-//! Not yet: recovery of a process that dies holding the writer or a reader slot (the writer
-//! flag and the slot stay taken until the segment is recreated), fixed-width cursors for a
-//! 32-bit process next to a 64-bit one, multi-producer rings, and untethered readers.
+//! Processes die. Each handle's owner is recorded (pid and start time, `owner.rs`) next to
+//! the ring: a writer waiting for room checks, every [`liveness`](SharedRing::set_liveness)
+//! period, whether the reader processes holding it back still live, and frees the slots of
+//! dead ones; a process asking for the writer of a ring whose writer process died takes it
+//! over (what the dead writer reserved but did not publish is never shown). A stopped or slow
+//! process is alive and keeps what it holds.
+//!
+//! Not yet: fixed-width cursors for a 32-bit process next to a 64-bit one (a 32-bit process is
+//! refused: the ring's layout differs), multi-producer rings, untethered readers, and async
+//! waits across processes.
 
 use core::alloc::Layout;
+use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
+use core::ops::{Deref, DerefMut};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+// Real atomics: the owner records live in memory shared by processes.
+#[allow(clippy::disallowed_types)]
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use spanring_core::parts::{GenericRing, ReaderRegistry};
-use spanring_core::{AttachError, Reader, Ring, SingleProducer, Writer};
+use spanring_core::{AttachError, Reader, Ring, SingleProducer, WaitStrategy, WaitTimeout, Writer};
 
 use super::error::SharedError;
 use super::item::SharedItem;
 use super::layout::ClaimMode;
+use super::owner::{self, Owners};
 use super::relative::RelativeStorage;
 use super::segment::Segment;
 use super::spec::SegmentSpec;
@@ -32,8 +48,128 @@ use super::view::{Role, SegmentMapping};
 use crate::FutexWait;
 
 /// The ring type inside a [`SharedRing`]: handles borrow it (`Writer<&SharedRingCore<T, N>>`).
-pub type SharedRingCore<T, const READERS: usize> =
-    GenericRing<RelativeStorage<T>, SingleProducer, FutexWait, ReaderRegistry<READERS>>;
+pub type SharedRingCore<T, const READERS: usize> = GenericRing<
+    RelativeStorage<T>,
+    SingleProducer,
+    SharedWait<T, READERS>,
+    ReaderRegistry<READERS>,
+>;
+
+/// What the segment's state block holds: the ring, then who owns its handles.
+#[repr(C)]
+struct SharedState<T, const READERS: usize> {
+    ring: SharedRingCore<T, READERS>,
+    owners: Owners<READERS>,
+}
+
+impl<T, const READERS: usize> SharedState<T, READERS> {
+    /// Frees the slots of readers whose processes died.
+    fn sweep(&self) {
+        for (slot, record) in self.owners.readers.iter().enumerate() {
+            if owner::take_from_dead(record) {
+                // SAFETY: the slot's owner process is dead (the kernel says so) and recorded
+                // itself only after it attached there, so it held the slot; nothing else can
+                // attach to a held slot, and we alone took the record from it.
+                unsafe { self.ring.evict_reader(slot) };
+            }
+        }
+    }
+}
+
+/// How a [`SharedRing`]'s handles wait: on a [`FutexWait::shared`] word, and, for writers
+/// waiting for room, every liveness period a look for reader processes that died holding the
+/// ring back (their slots are freed, so the writer goes on). Lives inside the ring; nothing to
+/// construct by hand.
+#[repr(C)]
+pub struct SharedWait<T, const READERS: usize> {
+    futex: FutexWait,
+    /// Bytes from this value to the shared state (when `sweeps`).
+    to_state: i64,
+    /// Whether waiters look for dead readers (the writers' side).
+    sweeps: bool,
+    _ring: PhantomData<fn() -> T>,
+}
+
+impl<T, const READERS: usize> core::fmt::Debug for SharedWait<T, READERS> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SharedWait")
+            .field("futex", &self.futex)
+            .field("sweeps", &self.sweeps)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T, const READERS: usize> Default for SharedWait<T, READERS> {
+    /// Waits only (no sweeping): what the ring is built with before its place is known.
+    fn default() -> Self {
+        Self {
+            futex: FutexWait::shared(),
+            to_state: 0,
+            sweeps: false,
+            _ring: PhantomData,
+        }
+    }
+}
+
+impl<T, const READERS: usize> SharedWait<T, READERS> {
+    /// The shared state, if this wait sweeps.
+    fn state(&self) -> Option<&SharedState<T, READERS>> {
+        if !self.sweeps {
+            return None;
+        }
+        let at = (self as *const Self)
+            .cast::<u8>()
+            .wrapping_offset(self.to_state as isize)
+            .cast::<SharedState<T, READERS>>();
+        // SAFETY: a sweeping wait is only made by `SharedRing::prepare`, with `to_state` the
+        // distance from its place in the ring to the start of the `SharedState` that holds
+        // it, and is only used there (the ring lives in the segment for good).
+        Some(unsafe { &*at })
+    }
+}
+
+impl<T, const READERS: usize> WaitStrategy for SharedWait<T, READERS> {
+    fn wait_until(&self, ready: &mut dyn FnMut() -> bool) {
+        let Some(state) = self.state() else {
+            return self.futex.wait_until(ready);
+        };
+        while !self
+            .futex
+            .wait_until_timeout(ready, state.owners.liveness())
+        {
+            state.sweep();
+        }
+    }
+
+    #[inline]
+    fn notify_all(&self) {
+        self.futex.notify_all();
+    }
+}
+
+impl<T, const READERS: usize> WaitTimeout for SharedWait<T, READERS> {
+    fn wait_until_timeout(&self, ready: &mut dyn FnMut() -> bool, timeout: Duration) -> bool {
+        let Some(state) = self.state() else {
+            return self.futex.wait_until_timeout(ready, timeout);
+        };
+        let deadline = Instant::now().checked_add(timeout);
+        loop {
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            if self
+                .futex
+                .wait_until_timeout(ready, left.min(state.owners.liveness()))
+            {
+                return true;
+            }
+            if left.is_zero() {
+                return false;
+            }
+            state.sweep();
+        }
+    }
+}
 
 /// A single-producer broadcast ring in shared memory: one writer and up to `READERS` readers,
 /// in any processes that map it.
@@ -86,7 +222,7 @@ impl<T: SharedItem + Send, const READERS: usize> SharedRing<T, READERS> {
             capacity.unwrap_or(1),
             READERS as u32,
             ClaimMode::SingleProducer,
-            Layout::new::<SharedRingCore<T, READERS>>(),
+            Layout::new::<SharedState<T, READERS>>(),
         );
         match capacity {
             Some(_) => spec,
@@ -111,7 +247,7 @@ impl<T: SharedItem + Send, const READERS: usize> SharedRing<T, READERS> {
     pub fn create(capacity: usize) -> Result<Self, SharedError> {
         let spec = Self::spec(Some(capacity));
         let ring = Self::prepare(&spec)?;
-        let segment = Segment::create_with(&spec, |state| Self::write_ring(state, ring))?;
+        let segment = Segment::create_with(&spec, |block| Self::write_state(block, ring))?;
         Self::map(segment, Role::Writer)
     }
 
@@ -139,7 +275,7 @@ impl<T: SharedItem + Send, const READERS: usize> SharedRing<T, READERS> {
         let spec = Self::spec(Some(capacity));
         let ring = Self::prepare(&spec)?;
         let segment =
-            Segment::create_named_with(name, &spec, |state| Self::write_ring(state, ring))?;
+            Segment::create_named_with(name, &spec, |block| Self::write_state(block, ring))?;
         Self::map(segment, Role::Writer)
     }
 
@@ -190,16 +326,51 @@ impl<T: SharedItem + Send, const READERS: usize> SharedRing<T, READERS> {
     /// # Ok::<(), spanring_std::shared::SharedError>(())
     /// ```
     pub fn ring(&self) -> &SharedRingCore<T, READERS> {
-        // SAFETY: the state block holds a `SharedRingCore<T, READERS>`: the creator wrote one
-        // there (`make`) before it published the header, and the header check (`spec`) matched
-        // the item type, claim mode, reader count and this type's size and alignment. The block
-        // is aligned for it (the layout places it on a page boundary and checked the
-        // alignment), writable in every role, lives as long as `self.mapping`, and is only
-        // accessed through the ring's atomics by every process.
+        &self.state().ring
+    }
+
+    /// How often a writer that waits for room checks whether the reader processes holding it
+    /// back still live (100 ms unless set; at least 1 ms). A reader process killed while it
+    /// held the ring full stops holding it back within about this time. One setting for every
+    /// process sharing the ring.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use spanring_std::shared::SharedRing;
+    /// let ring = SharedRing::<u8>::create(4096)?;
+    /// ring.set_liveness(Duration::from_millis(20));
+    /// assert_eq!(ring.liveness(), Duration::from_millis(20));
+    /// # Ok::<(), spanring_std::shared::SharedError>(())
+    /// ```
+    pub fn set_liveness(&self, period: Duration) {
+        let ms = u32::try_from(period.as_millis()).unwrap_or(u32::MAX).max(1);
+        // Relaxed: a setting, read whenever a waiter next sleeps.
+        self.state().owners.liveness_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// The liveness period ([`set_liveness`](Self::set_liveness)).
+    ///
+    /// ```
+    /// use spanring_std::shared::SharedRing;
+    /// let ring = SharedRing::<u8>::create(4096)?;
+    /// assert_eq!(ring.liveness().as_millis(), 100);
+    /// # Ok::<(), spanring_std::shared::SharedError>(())
+    /// ```
+    pub fn liveness(&self) -> Duration {
+        self.state().owners.liveness()
+    }
+
+    fn state(&self) -> &SharedState<T, READERS> {
+        // SAFETY: the state block holds a `SharedState<T, READERS>`: the creator wrote one
+        // there (`write_state`) before it published the header, and the header check (`spec`)
+        // matched the item type, claim mode, reader count and this type's size and alignment.
+        // The block is aligned for it (it starts on a page boundary and the layout checked the
+        // alignment), writable in every role, lives as long as `self.mapping`, and every
+        // process accesses it only through atomics.
         unsafe {
             self.mapping
                 .state()
-                .cast::<SharedRingCore<T, READERS>>()
+                .cast::<SharedState<T, READERS>>()
                 .as_ref()
         }
     }
@@ -224,11 +395,31 @@ impl<T: SharedItem + Send, const READERS: usize> SharedRing<T, READERS> {
     /// assert_eq!(reader_side.writer().unwrap_err(), SharedError::ReadOnlyRole);
     /// # Ok::<(), SharedError>(())
     /// ```
-    pub fn writer(&self) -> Result<Writer<&SharedRingCore<T, READERS>>, SharedError> {
+    pub fn writer(&self) -> Result<SharedWriter<'_, T, READERS>, SharedError> {
         if self.mapping.role() != Role::Writer {
             return Err(SharedError::ReadOnlyRole);
         }
-        self.ring().writer().map_err(SharedError::Attach)
+        let record = &*self.state().owners.writer;
+        loop {
+            match self.ring().writer() {
+                Ok(writer) => {
+                    let token = owner::this_process();
+                    owner::claim(record, token);
+                    return Ok(SharedWriter {
+                        writer: ManuallyDrop::new(writer),
+                        record,
+                        token,
+                    });
+                }
+                Err(AttachError::WriterTaken) if owner::take_from_dead(record) => {
+                    // SAFETY: the writer's owner process is dead (the kernel says so) and
+                    // recorded itself only after it took the writer; we alone took the record
+                    // from it, and the ring is single-producer.
+                    unsafe { self.ring().evict_writer() };
+                }
+                Err(e) => return Err(SharedError::Attach(e)),
+            }
+        }
     }
 
     /// A reader, at the stream's current end.
@@ -244,8 +435,16 @@ impl<T: SharedItem + Send, const READERS: usize> SharedRing<T, READERS> {
     /// assert!(ring.reader().is_err()); // one slot
     /// # Ok::<(), spanring_std::shared::SharedError>(())
     /// ```
-    pub fn reader(&self) -> Result<Reader<&SharedRingCore<T, READERS>>, AttachError> {
-        self.ring().reader()
+    pub fn reader(&self) -> Result<SharedReader<'_, T, READERS>, AttachError> {
+        let reader = self.ring().reader()?;
+        let record = &*self.state().owners.readers[reader.registry_slot()];
+        let token = owner::this_process();
+        owner::claim(record, token);
+        Ok(SharedReader {
+            reader: ManuallyDrop::new(reader),
+            record,
+            token,
+        })
     }
 
     /// How this process mapped the ring.
@@ -259,57 +458,64 @@ impl<T: SharedItem + Send, const READERS: usize> SharedRing<T, READERS> {
         self.mapping.role()
     }
 
-    /// The ring the creator writes into the state block of a segment laid out for `spec`.
-    fn prepare(spec: &SegmentSpec<T>) -> Result<SharedRingCore<T, READERS>, SharedError> {
+    /// The state the creator writes into the state block of a segment laid out for `spec`.
+    fn prepare(spec: &SegmentSpec<T>) -> Result<SharedState<T, READERS>, SharedError> {
         let layout = super::segment::plan(spec)?;
         let capacity = layout.capacity;
-        // Where the storage sits inside the ring: measured on a ring built with a dummy
-        // offset (building reads only the capacity).
-        // SAFETY: this storage is never used to reach items: the probe ring is dropped
-        // after two address reads.
+        // Where the storage and the writers' wait sit inside the ring (which starts the state,
+        // `repr(C)`): measured on a ring built with placeholders, whose storage is never
+        // used to reach items (building reads only the capacity).
+        // SAFETY: as said: this storage only has its address taken.
         let probe = Self::build(unsafe { RelativeStorage::new(0, capacity) })?;
-        let within = (probe.storage() as *const RelativeStorage<T> as usize)
-            .wrapping_sub(&probe as *const SharedRingCore<T, READERS> as usize);
-        // From the storage's place in the segment to the data region (all below 2^63: the
-        // layout fits this process).
-        let offset = layout.data.offset as i64 - (layout.state_block.offset as i64 + within as i64);
-        // SAFETY: the ring is written into the state block (`write_ring`) and used only from
-        // there, in mappings that place the data `data.offset - state_block.offset` bytes
+        let base = &probe as *const SharedRingCore<T, READERS> as i64;
+        let storage_at = probe.storage() as *const RelativeStorage<T> as i64 - base;
+        let space_at = probe.space_wait() as *const SharedWait<T, READERS> as i64 - base;
+        // From the storage's place in the segment to the data region (all offsets below 2^63:
+        // the layout fits this process).
+        let offset = layout.data.offset as i64 - (layout.state_block.offset as i64 + storage_at);
+        // SAFETY: the state is written into the state block (`write_state`) and used only
+        // from there, in mappings that place the data `data.offset - state_block.offset` bytes
         // after the block (`SegmentMapping`), double-mapped, `capacity` items (the layout's).
-        Self::build(unsafe { RelativeStorage::new(offset, capacity) })
+        let ring = Self::build(unsafe { RelativeStorage::new(offset, capacity) })?;
+        let space = SharedWait {
+            to_state: -space_at,
+            sweeps: true,
+            ..SharedWait::default()
+        };
+        Ok(SharedState {
+            ring: ring.with_wait_strategies(space, SharedWait::default()),
+            owners: Owners::new(),
+        })
     }
 
-    /// Moves `ring` into `state`, the state block of a segment being created.
-    fn write_ring(state: &mut [u8], ring: SharedRingCore<T, READERS>) {
+    /// Moves `state` into `block`, the state block of a segment being created.
+    fn write_state(block: &mut [u8], state: SharedState<T, READERS>) {
         // The block was laid out from this type's `Layout` (`spec`) and starts on a page
         // boundary: a failure here is a bug in the layout, not bad input.
         assert!(
-            state.len() >= core::mem::size_of::<SharedRingCore<T, READERS>>()
-                && state.as_ptr() as usize % core::mem::align_of::<SharedRingCore<T, READERS>>()
-                    == 0,
+            block.len() >= core::mem::size_of::<SharedState<T, READERS>>()
+                && block.as_ptr() as usize % core::mem::align_of::<SharedState<T, READERS>>() == 0,
             "the segment's state block does not fit the ring"
         );
-        // SAFETY: `state` is large enough and aligned for the ring (checked above) and ours
-        // alone while the segment is created; `write` moves the ring in without reading the
-        // old bytes. The ring is never dropped: it lives as long as the segment.
+        // SAFETY: `block` is large enough and aligned for the state (checked above) and ours
+        // alone while the segment is created; `write` moves the state in without reading the
+        // old bytes. It is never dropped: it lives as long as the segment.
         unsafe {
-            state
+            block
                 .as_mut_ptr()
-                .cast::<SharedRingCore<T, READERS>>()
-                .write(ring)
+                .cast::<SharedState<T, READERS>>()
+                .write(state)
         };
     }
 
-    /// A ring over `storage` with shared futex waits, open until closed.
+    /// A ring over `storage`, open until closed, waiting without sweeps.
     fn build(storage: RelativeStorage<T>) -> Result<SharedRingCore<T, READERS>, SharedError> {
-        let ring: Ring<RelativeStorage<T>, SingleProducer, FutexWait, READERS> =
-            Ring::builder(storage)
-                .wait::<FutexWait>()
-                .readers::<READERS>()
-                .stays_open()
-                .build()
-                .map_err(SharedError::Capacity)?;
-        Ok(ring.with_wait_strategies(FutexWait::shared(), FutexWait::shared()))
+        Ring::builder(storage)
+            .wait::<SharedWait<T, READERS>>()
+            .readers::<READERS>()
+            .stays_open()
+            .build()
+            .map_err(SharedError::Capacity)
     }
 
     /// Maps `segment` for `role`.
@@ -329,3 +535,65 @@ impl<T: SharedItem + Send, const READERS: usize> AsFd for SharedRing<T, READERS>
         self.segment.as_fd()
     }
 }
+
+/// The writer of a [`SharedRing`]: a [`Writer`] (it dereferences to one) that records this
+/// process as the ring's writer, so that another process can take the writer over if this one
+/// dies holding it. Dropping it releases the writer.
+pub struct SharedWriter<'a, T: SharedItem + Send, const READERS: usize> {
+    writer: ManuallyDrop<Writer<&'a SharedRingCore<T, READERS>>>,
+    #[allow(clippy::disallowed_types)]
+    record: &'a AtomicU64,
+    token: u64,
+}
+
+/// A reader of a [`SharedRing`]: a [`Reader`] (it dereferences to one) that records this
+/// process as its slot's owner, so that a writer can free the slot if this process dies
+/// holding it. Dropping it detaches the reader.
+pub struct SharedReader<'a, T: SharedItem + Send, const READERS: usize> {
+    reader: ManuallyDrop<Reader<&'a SharedRingCore<T, READERS>>>,
+    #[allow(clippy::disallowed_types)]
+    record: &'a AtomicU64,
+    token: u64,
+}
+
+/// Deref to the handle, and a drop that clears the owner record before the handle goes.
+macro_rules! owned_handle {
+    ($name:ident, $field:ident, $handle:ident) => {
+        impl<'a, T: SharedItem + Send, const READERS: usize> Deref for $name<'a, T, READERS> {
+            type Target = $handle<&'a SharedRingCore<T, READERS>>;
+            fn deref(&self) -> &Self::Target {
+                &self.$field
+            }
+        }
+
+        impl<T: SharedItem + Send, const READERS: usize> DerefMut for $name<'_, T, READERS> {
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                &mut self.$field
+            }
+        }
+
+        impl<T: SharedItem + Send, const READERS: usize> Drop for $name<'_, T, READERS> {
+            fn drop(&mut self) {
+                // The record first, then the handle: a slot is never free under a record of
+                // ours that a reclaimer could later find dead (it would free the slot of the
+                // next owner).
+                owner::release(self.record, self.token);
+                // SAFETY: dropped once, here; the field is not used afterwards.
+                unsafe { ManuallyDrop::drop(&mut self.$field) };
+            }
+        }
+
+        impl<T: SharedItem + Send, const READERS: usize> core::fmt::Debug
+            for $name<'_, T, READERS>
+        {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("owner", &self.token)
+                    .finish_non_exhaustive()
+            }
+        }
+    };
+}
+
+owned_handle!(SharedWriter, writer, Writer);
+owned_handle!(SharedReader, reader, Reader);
