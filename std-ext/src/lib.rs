@@ -41,7 +41,7 @@ mod heap;
 #[cfg(unix)]
 mod mmap;
 pub mod owned;
-#[cfg(all(target_os = "linux", target_has_atomic = "64"))]
+#[cfg(all(target_os = "linux", target_has_atomic = "64", not(spanring_loom)))]
 pub mod shared;
 mod sync;
 mod wait;

@@ -4,7 +4,7 @@
 //! futexes), and a close wakes a reader process that waits on an empty ring. Readiness is
 //! signalled through pipes; nothing sleeps.
 
-#![cfg(target_os = "linux")]
+#![cfg(all(target_os = "linux", target_has_atomic = "64"))]
 
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 
