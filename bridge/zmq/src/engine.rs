@@ -52,6 +52,11 @@ impl Engine {
     pub(crate) fn socket(&self) -> &zmq::Socket {
         &self.socket
     }
+
+    /// The socket, for calls into libzmq that take it mutably (sending a pooled message).
+    pub(crate) fn socket_mut(&mut self) -> &mut zmq::Socket {
+        &mut self.socket
+    }
 }
 
 /// Milliseconds for a libzmq time option, saturated to its `i32`.

@@ -56,6 +56,7 @@ mod header;
 mod idle;
 mod item;
 mod pmt;
+mod pool;
 mod progress;
 mod receiver;
 mod sender;

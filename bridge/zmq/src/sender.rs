@@ -13,9 +13,10 @@ use spanring::ReadError;
 use crate::config::{SendPattern, SenderConfig};
 use crate::engine::{self, Engine};
 use crate::error::BridgeError;
-use crate::header::{TagHeader, HEADER_LEN};
+use crate::header::TagHeader;
 use crate::idle::Idle;
 use crate::item::{item_bytes, PlainItem};
+use crate::pool::{Pool, PooledMessage};
 use crate::progress::Progress;
 
 /// A sender's counters so far.
@@ -210,7 +211,7 @@ where
         s.set_sndhwm(config.high_water_mark)?;
         s.set_linger(engine::millis(config.linger))
     });
-    let engine = match opened {
+    let mut engine = match opened {
         Ok((engine, endpoint)) => {
             let _ = ready.send(Ok(endpoint));
             engine
@@ -224,10 +225,9 @@ where
             };
         }
     };
-    let size = R::Item::WIRE_SIZE;
-    let header = if config.tag_header { HEADER_LEN } else { 0 };
     let push = config.pattern == SendPattern::Push;
-    let socket = engine.socket();
+    let socket = engine.socket_mut();
+    let pool = Arc::new(Pool::default());
     let mut offset = config.first_offset;
     let mut idle = Idle::default();
     let end = loop {
@@ -239,22 +239,23 @@ where
         let mut failure = None;
         let read = reader.try_read_with(config.max_items, |a, b| {
             let n = a.len() + b.len();
-            loop {
-                // One copy: ring slots → the message libzmq sends.
-                let mut message = zmq::Message::with_size(header + n * size);
-                let (head, items) = message.split_at_mut(header);
-                if config.tag_header {
-                    head.copy_from_slice(&TagHeader::bytes(offset));
+            // One copy: ring slots → a pooled buffer that libzmq sends and hands back.
+            let head = TagHeader::bytes(offset);
+            let head = if config.tag_header { &head[..] } else { &[] };
+            let mut message = match PooledMessage::new(&pool, &[head, item_bytes(a), item_bytes(b)])
+            {
+                Ok(m) => m,
+                Err(e) => {
+                    failure = Some(End::Failed(e.into()));
+                    return 0;
                 }
-                let (first, second) = items.split_at_mut(a.len() * size);
-                first.copy_from_slice(item_bytes(a));
-                second.copy_from_slice(item_bytes(b));
-                match socket.send(message, zmq::DONTWAIT) {
+            };
+            loop {
+                match message.send(socket, zmq::DONTWAIT) {
                     Ok(()) => return n,
-                    // The peer filled up since the poll (or a signal): build it again.
                     // PUSH without a peer, or at the high-water mark (PUB never says so): wait
-                    // until the socket can take it, then build it again (a failed send drops
-                    // libzmq's copy; the items are still in the ring).
+                    // until the socket can take it, then send the same message again (a failed
+                    // send leaves it ours; the items are still in the ring until it is taken).
                     Err(zmq::Error::EAGAIN) if push => {
                         if let Err(e) = wait_writable(socket, shared) {
                             failure = Some(e);
