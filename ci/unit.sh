@@ -16,6 +16,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 runner="$(runner_env "$HOST_TRIPLE")"
 run limited 1800 "unit tests" env "$runner" cargo test --workspace
 run limited 900 "no-default-features tests" env "$runner" cargo test -p spanring --no-default-features
-for example in sdr_pipeline dispatcher from_rtrb async_static_irq async_tokio_pipeline; do
+for example in sdr_pipeline dispatcher from_rtrb async_static_irq async_tokio_pipeline shared_ring; do
     run limited 300 "example $example" cargo run -q --example "$example"
 done
