@@ -66,7 +66,8 @@ pub struct SenderConfig {
     pub pattern: SendPattern,
     /// Where the socket goes.
     pub endpoint: Endpoint,
-    /// Most items in one message (default 4096). A message carries what the ring has published
+    /// Most items in one message (default 8192, GNU Radio's own message size for 8-byte
+    /// items: a 64 KiB buffer). A message carries what the ring has published
     /// when the sender looks, up to this many: whole items only.
     pub max_items: usize,
     /// Prefix every message with GNU Radio's tag header (its `pass_tags`), default off.
@@ -98,7 +99,7 @@ impl SenderConfig {
         Self {
             pattern,
             endpoint,
-            max_items: 4096,
+            max_items: 8192,
             tag_header: false,
             first_offset: 0,
             linger: std::time::Duration::from_secs(5),
