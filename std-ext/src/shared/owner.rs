@@ -1,9 +1,9 @@
 //! Who holds a shared ring's writer and each reader slot, and whether that process still
 //! lives: what lets a ring shared by processes outlive a process killed while it held a handle.
 //!
-//! An owner is a token, `(start time << 32) | pid`, from `/proc/<pid>/stat`: a pid alone is
-//! reused after the process ends, the pair is not (within the start time's 32 bits of clock
-//! ticks, over a year at 100 Hz). 0 means nobody, or not known. A token is *dead* only when
+//! An owner is a token, `(start time << 32) | pid`, from `/proc/<pid>/task/<pid>/stat`: a pid
+//! alone is reused after the process ends, the pair is not (within the start time's 32 bits of
+//! clock ticks, over a year at 100 Hz). 0 means nobody, or not known. A token is *dead* only when
 //! the kernel proves it: no `/proc/<pid>`, a zombie, or another start time under that pid (the
 //! pid was reused). A stopped (`SIGSTOP`), slow or swapped-out process is alive, so it is never
 //! repaired, and anything that cannot be read counts as alive too: a wrong "alive" only keeps
@@ -99,7 +99,7 @@ pub(crate) fn is_dead(token: u64) -> bool {
     if pid == 0 {
         return false;
     }
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+    match std::fs::read_to_string(stat_path(pid)) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
         Err(_) => false, // cannot tell: alive
         Ok(stat) => match parse_stat(&stat) {
@@ -111,8 +111,16 @@ pub(crate) fn is_dead(token: u64) -> bool {
 
 /// The start time of process `pid`, in clock ticks after boot.
 fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let stat = std::fs::read_to_string(stat_path(pid)).ok()?;
     parse_stat(&stat).map(|(_, start)| start)
+}
+
+/// Where process `pid`'s stat line is read, by its owner and by every checker alike: the
+/// main thread's (the same state and start time as the process's), because user-mode
+/// emulators (qemu-user) answer `/proc/self/stat` and `/proc/<own pid>/stat` with a synthetic
+/// line of their own, whose start time would not match what other processes read.
+fn stat_path(pid: u32) -> String {
+    format!("/proc/{pid}/task/{pid}/stat")
 }
 
 /// `(state, starttime)` from a `/proc/<pid>/stat` line: the fields after the command name
