@@ -223,11 +223,26 @@ impl<T: SharedItem + Send, const READERS: usize> SharedRing<T, READERS> {
             READERS as u32,
             ClaimMode::SingleProducer,
             Layout::new::<SharedState<T, READERS>>(),
-        );
+        )
+        .item_name(&Self::identity());
         match capacity {
             Some(_) => spec,
             None => spec.any_capacity(),
         }
+    }
+
+    /// The name the header's item hash is taken over: the item type, and what fixes the state
+    /// block's meaning beyond its size: this crate's version (the ring's field layout) and the
+    /// width of `usize` (its cursors). A process built for another width or another version
+    /// gets [`HeaderError::ItemMismatch`](super::HeaderError) at attach, never a state it
+    /// would misread, even where the block's size happens to be the same.
+    fn identity() -> String {
+        format!(
+            "{} in a spanring-std {} SharedRing, {}-bit cursors",
+            core::any::type_name::<T>(),
+            env!("CARGO_PKG_VERSION"),
+            usize::BITS
+        )
     }
 
     /// Creates a ring of at least `capacity` items (rounded up to whole pages) in a sealed,
@@ -597,3 +612,21 @@ macro_rules! owned_handle {
 
 owned_handle!(SharedWriter, writer, Writer);
 owned_handle!(SharedReader, reader, Reader);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_header_identity_names_the_cursor_width_and_the_version() {
+        let name = SharedRing::<u64, 4>::identity();
+        assert!(
+            name.contains(&format!("{}-bit cursors", usize::BITS)),
+            "{name}"
+        );
+        assert!(name.contains(env!("CARGO_PKG_VERSION")), "{name}");
+        // Not the plain item identity a segment of bare `u64`s would carry.
+        let plain = SegmentSpec::<u64>::new(1, 4, ClaimMode::SingleProducer, Layout::new::<u8>());
+        assert_ne!(SharedRing::<u64, 4>::spec(None).item(), plain.item());
+    }
+}
