@@ -210,8 +210,8 @@ fn main() {
         let cmd: Vec<String> = std::env::args().collect();
         let text = format!(
             "# Cross-process benchmark results\n\n\
-             Written by `bash bench-xproc/run.sh` (the binary: `{}`), one run. \
-             Every number below comes from that one run.\n\n{report}",
+             Written by `spanring-bench-xproc {}` (what `bash bench-xproc/run.sh` runs), one \
+             run. Every number below comes from that one run.\n\n{report}",
             cmd[1..].join(" ")
         );
         match std::fs::write(path, text) {
