@@ -66,6 +66,8 @@ impl Pool {
 /// thread, or the sender's on a failed send or a PUB with no subscriber). It cannot unwind: a
 /// poisoned lock is taken as is, and the only allocation (`Vec::push` within `KEEP_BYTES`) aborts on
 /// failure rather than panicking.
+// SAFETY (contract of this `unsafe fn`): called only by libzmq, once per message built by
+// `PooledMessage::new`, with that message's leaked `Box<Lease>` as `hint`.
 unsafe extern "C" fn release(_data: *mut c_void, hint: *mut c_void) {
     // SAFETY: `hint` is the `Box<Lease>` leaked by `PooledMessage::new` for this message, and
     // libzmq calls this once per message, after its last use of the data: the box is taken

@@ -376,18 +376,13 @@ impl<T: SharedItem + Send, const READERS: usize> SharedRing<T, READERS> {
     }
 
     fn state(&self) -> &SharedState<T, READERS> {
-        // SAFETY: the state block holds a `SharedState<T, READERS>`: the creator wrote one
-        // there (`write_state`) before it published the header, and the header check (`spec`)
-        // matched the item type, claim mode, reader count and this type's size and alignment.
-        // The block is aligned for it (it starts on a page boundary and the layout checked the
-        // alignment), writable in every role, lives as long as `self.mapping`, and every
-        // process accesses it only through atomics.
-        unsafe {
-            self.mapping
-                .state()
-                .cast::<SharedState<T, READERS>>()
-                .as_ref()
-        }
+        // The state block holds a `SharedState<T, READERS>`: the creator wrote one there
+        // (`write_state`) before it published the header, and the header check (`spec`) matched
+        // the item type, claim mode, reader count and this type's size and alignment.
+        let state = self.mapping.state().cast::<SharedState<T, READERS>>();
+        // SAFETY: a valid `SharedState` (above), aligned (page-aligned block), writable in every
+        // role, alive as long as `self.mapping`, and shared only through atomics.
+        unsafe { state.as_ref() }
     }
 
     /// The ring's writer (there is one, in all processes together).

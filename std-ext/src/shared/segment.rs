@@ -258,8 +258,8 @@ impl<T: SharedItem> Segment<T> {
     ///   a duplicate for the child only (e.g. `dup2` onto a known number in
     ///   `std::os::unix::process::CommandExt::pre_exec`, which clears close-on-exec), passes
     ///   the number in an argument or environment variable, and the child calls
-    ///   `OwnedFd::from_raw_fd(number)` (unsafe: it must be sure the number is that
-    ///   descriptor and owned by nobody else) and then `from_fd`;
+    ///   `OwnedFd::from_raw_fd(number)` (its contract: the number is that descriptor and
+    ///   owned by nobody else) and then `from_fd`;
     /// - **over a Unix socket** with `SCM_RIGHTS` for unrelated processes.
     ///
     /// # Errors
